@@ -1,0 +1,10 @@
+# Applies NSQ_SANITIZE to everything built after this point.
+if(NSQ_SANITIZE STREQUAL "address")
+  add_compile_options(-fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=undefined)
+  add_link_options(-fsanitize=address,undefined)
+elseif(NSQ_SANITIZE STREQUAL "thread")
+  add_compile_options(-fsanitize=thread -fno-omit-frame-pointer)
+  add_link_options(-fsanitize=thread)
+elseif(NOT NSQ_SANITIZE STREQUAL "")
+  message(FATAL_ERROR "NSQ_SANITIZE must be '', 'address' or 'thread', not '${NSQ_SANITIZE}'")
+endif()

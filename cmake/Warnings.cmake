@@ -1,0 +1,8 @@
+# nsq_set_warnings(target): the project's warning set, -Werror when NSQ_WERROR is on (CI).
+function(nsq_set_warnings target)
+  target_compile_options(${target} PRIVATE -Wall -Wextra -Wpedantic -Wshadow=local
+    -Wnon-virtual-dtor -Wimplicit-fallthrough)
+  if(NSQ_WERROR)
+    target_compile_options(${target} PRIVATE -Werror)
+  endif()
+endfunction()
