@@ -1,0 +1,145 @@
+// DiskQueue throughput, beside the machine's own limits measured in the same
+// run (sequential write with one final fsync; fsyncs per second), so results
+// read as ratios. Files go to $TMPDIR (default /tmp).
+#include <benchmark/benchmark.h>
+
+#include <fcntl.h>
+#include <unistd.h>
+
+#include <atomic>
+#include <cstdlib>
+#include <filesystem>
+#include <memory>
+#include <string>
+#include <thread>
+
+#include "diskqueue/disk_queue.h"
+
+namespace {
+
+using nsq::diskqueue::DiskQueue;
+
+std::filesystem::path bench_dir() {
+  std::string pattern = (std::filesystem::temp_directory_path() / "nsq-bench-XXXXXX").string();
+  if (::mkdtemp(pattern.data()) == nullptr) std::abort();
+  return pattern;
+}
+
+struct Shared {
+  std::filesystem::path dir;
+  std::unique_ptr<DiskQueue> queue;
+};
+Shared* g_shared = nullptr;  // set up once per run, before the threads start
+
+void setup_queue(const benchmark::State& state) {
+  g_shared = new Shared;
+  g_shared->dir = bench_dir();
+  nsq::diskqueue::Options o;
+  o.name = "bench";
+  o.data_path = g_shared->dir;
+  o.max_msg_size = 1 << 20;
+  o.sync_every = state.range(1);
+  g_shared->queue = std::move(*DiskQueue::open(o));
+}
+
+void teardown_queue(const benchmark::State&) {
+  g_shared->queue.reset();
+  std::filesystem::remove_all(g_shared->dir);
+  delete g_shared;
+  g_shared = nullptr;
+}
+
+// args: record size, sync_every. Threads: concurrent writers.
+void BM_Put(benchmark::State& state) {
+  std::string record(static_cast<std::size_t>(state.range(0)), 'x');
+  for (auto _ : state) {
+    if (g_shared->queue->put(record)) state.SkipWithError("put failed");
+  }
+  state.SetItemsProcessed(state.iterations());
+  state.SetBytesProcessed(state.iterations() * state.range(0));
+}
+
+// args: record size, sync_every. One extra thread reads everything the
+// writers put, concurrently; the clock stops when the reader has all.
+void BM_PutRead(benchmark::State& state) {
+  std::string record(static_cast<std::size_t>(state.range(0)), 'x');
+  std::atomic<bool> writers_done{false};
+  std::atomic<std::int64_t> written{0};
+  std::int64_t read = 0;
+  std::thread reader;
+  if (state.thread_index() == 0) {
+    reader = std::thread([&] {
+      for (;;) {
+        auto batch = g_shared->queue->read_batch(256, 1 << 20);
+        read += static_cast<std::int64_t>(batch.size());
+        if (batch.empty()) {
+          if (writers_done && read >= written) break;
+          g_shared->queue->wait_readable(std::chrono::milliseconds(1));
+        }
+      }
+    });
+  }
+  std::int64_t mine = 0;
+  for (auto _ : state) {
+    if (g_shared->queue->put(record)) state.SkipWithError("put failed");
+    ++mine;
+  }
+  written += mine;
+  if (state.thread_index() == 0) {
+    writers_done = true;
+    reader.join();
+  }
+  state.SetItemsProcessed(state.iterations());
+  state.SetBytesProcessed(state.iterations() * state.range(0));
+}
+
+// Machine limit 1: sequential 1 MiB writes, one fsync at the end.
+void BM_MachineSequentialWrite(benchmark::State& state) {
+  auto dir = bench_dir();
+  std::string chunk(1 << 20, 'w');
+  std::int64_t bytes = 0;
+  for (auto _ : state) {
+    int fd = ::open((dir / "seq").c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0600);
+    for (int i = 0; i < 256; ++i) {
+      if (::write(fd, chunk.data(), chunk.size()) != static_cast<ssize_t>(chunk.size())) {
+        state.SkipWithError("write failed");
+      }
+    }
+    ::fdatasync(fd);
+    ::close(fd);
+    bytes += 256 << 20;
+  }
+  state.SetBytesProcessed(bytes);
+  std::filesystem::remove_all(dir);
+}
+
+// Machine limit 2: fsyncs per second after a small append.
+void BM_MachineFsync(benchmark::State& state) {
+  auto dir = bench_dir();
+  int fd = ::open((dir / "sync").c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0600);
+  std::string block(128, 's');
+  for (auto _ : state) {
+    if (::write(fd, block.data(), block.size()) < 0) state.SkipWithError("write failed");
+    ::fdatasync(fd);
+  }
+  ::close(fd);
+  state.SetItemsProcessed(state.iterations());
+  std::filesystem::remove_all(dir);
+}
+
+void queue_args(benchmark::internal::Benchmark* b) {
+  for (int size : {100, 1024, 65536})
+    for (int sync_every : {2500, 1}) b->Args({size, sync_every});
+  b->ArgNames({"size", "sync_every"});
+}
+
+BENCHMARK(BM_MachineSequentialWrite)->Unit(benchmark::kMillisecond)->UseRealTime();
+BENCHMARK(BM_MachineFsync)->UseRealTime();
+BENCHMARK(BM_Put)->Apply(queue_args)->Setup(setup_queue)->Teardown(teardown_queue)
+    ->Threads(1)->Threads(16)->UseRealTime();
+BENCHMARK(BM_PutRead)->Apply(queue_args)->Setup(setup_queue)->Teardown(teardown_queue)
+    ->Threads(1)->Threads(16)->UseRealTime();
+
+}  // namespace
+
+BENCHMARK_MAIN();

@@ -1,0 +1,776 @@
+#include "diskqueue/disk_queue.h"
+
+#include <algorithm>
+#include <cerrno>
+#include <cstdio>
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "file_io.h"
+#include "meta_file.h"
+
+namespace nsq::diskqueue {
+namespace {
+
+constexpr std::size_t kReadChunk = 256 * 1024;
+constexpr std::size_t kMaxGroupBytes = 8 * 1024 * 1024;
+
+std::uint32_t get_u32be(const char* p) {
+  auto b = reinterpret_cast<const unsigned char*>(p);
+  return (std::uint32_t{b[0]} << 24) | (std::uint32_t{b[1]} << 16) | (std::uint32_t{b[2]} << 8) |
+         std::uint32_t{b[3]};
+}
+
+void append_u32be(std::string& out, std::uint32_t v) {
+  char b[4] = {static_cast<char>(v >> 24), static_cast<char>(v >> 16), static_cast<char>(v >> 8),
+               static_cast<char>(v)};
+  out.append(b, 4);
+}
+
+std::string ec_text(std::error_code ec) { return ec.message(); }
+
+}  // namespace
+
+struct DiskQueue::Op {
+  explicit Op(OpKind k) : kind(k) {}
+  OpKind kind;
+  std::span<const std::string_view> records;  // put
+  std::int64_t file_num = 0;                  // bad_segment: -1 = positions corrupt
+  std::uint64_t generation = 0;               // bad_segment
+  std::error_code result;
+  bool done = false;
+  std::condition_variable cv;
+};
+
+// ---------------------------------------------------------------------------
+// Opening and recovery
+
+Result<std::unique_ptr<DiskQueue>> DiskQueue::open(Options options) {
+  std::error_code ec;
+  if (!std::filesystem::is_directory(options.data_path, ec)) {
+    return tl::unexpected(make_error_code(errc::not_a_directory));
+  }
+  std::unique_ptr<DiskQueue> queue(new DiskQueue(std::move(options)));
+  if (auto rec = queue->recover()) return tl::unexpected(rec);
+  return queue;
+}
+
+DiskQueue::DiskQueue(Options options)
+    : options_(std::move(options)),
+      scheduler_(options_.scheduler ? options_.scheduler : std::make_shared<SyncScheduler>()),
+      tmp_rand_(std::random_device{}()) {}
+
+DiskQueue::~DiskQueue() {
+  bool closed;
+  {
+    std::lock_guard lock(mu_);
+    closed = closed_;
+  }
+  if (!closed) close();
+  SyncScheduler::TaskId id;
+  {
+    std::lock_guard lock(mu_);
+    id = timer_id_;
+  }
+  if (id != 0) scheduler_->cancel(id);
+  close_files();
+}
+
+std::filesystem::path DiskQueue::segment_path(std::int64_t file_num) const {
+  char suffix[48];
+  std::snprintf(suffix, sizeof suffix, ".diskqueue.%06lld.dat", static_cast<long long>(file_num));
+  return options_.data_path / (options_.name + suffix);
+}
+
+std::filesystem::path DiskQueue::meta_path() const {
+  return options_.data_path / (options_.name + ".diskqueue.meta.dat");
+}
+
+std::error_code DiskQueue::recover() {
+  std::string text;
+  std::error_code ec = file_io::read_small_file(meta_path(), text);
+  if (ec && ec != std::errc::no_such_file_or_directory) {
+    log(LogLevel::error, "failed to read metadata " + meta_path().string() + " - " + ec_text(ec));
+  } else if (!ec) {
+    meta_file::Meta meta;
+    if (!meta_file::parse(text, meta)) {
+      log(LogLevel::error, "failed to parse metadata " + meta_path().string() +
+                               " - keeping the positions read before the error, depth 0");
+      meta.depth = 0;
+    }
+    depth_ = meta.depth;
+    read_file_num_ = meta.read_file_num;
+    read_pos_ = meta.read_pos;
+    write_file_num_ = meta.write_file_num;
+    write_pos_ = meta.write_pos;
+  }
+
+  // Records appended after the last checkpoint (an unclean stop) lie past
+  // write_pos: never overwrite them; the reader still reads that segment to
+  // its end. Counting them keeps depth exact.
+  struct stat st;
+  std::filesystem::path write_path = segment_path(write_file_num_);
+  if (::stat(write_path.c_str(), &st) == 0 && st.st_size > write_pos_) {
+    std::int64_t extra = 0;
+    int fd = ::open(write_path.c_str(), O_RDONLY | O_CLOEXEC);
+    if (fd >= 0) {
+      std::int64_t pos = write_pos_;
+      char header[4];
+      while (pos + 4 <= st.st_size && !file_io::pread_full(fd, header, 4, pos)) {
+        std::int64_t len = get_u32be(header);
+        if (len < options_.min_msg_size || len > options_.max_msg_size ||
+            pos + 4 + len > st.st_size) {
+          break;
+        }
+        pos += 4 + len;
+        ++extra;
+      }
+      ::close(fd);
+    }
+    log(LogLevel::warn, "metadata writePos " + std::to_string(write_pos_) + " < file size of " +
+                            std::to_string(st.st_size) + " in " + write_path.string() +
+                            ", skipping to new file (" + std::to_string(extra) +
+                            " records past the checkpoint)");
+    depth_ += extra;
+    ++write_file_num_;
+    write_pos_ = 0;
+    unsynced_ops_ = 1;
+  }
+
+  bool beyond = read_file_num_ > write_file_num_ ||
+                (read_file_num_ == write_file_num_ && read_pos_ > write_pos_);
+  if (beyond) {
+    log(LogLevel::error, "read position " + std::to_string(read_file_num_) + "," +
+                             std::to_string(read_pos_) + " is past write position " +
+                             std::to_string(write_file_num_) + "," + std::to_string(write_pos_) +
+                             " - corrupt metadata, skipping to a new file");
+    for (std::int64_t n = std::min(read_file_num_, write_file_num_);
+         n <= std::max(read_file_num_, write_file_num_); ++n) {
+      ::unlink(segment_path(n).c_str());
+    }
+    write_file_num_ = std::max(read_file_num_, write_file_num_) + 1;
+    write_pos_ = 0;
+    read_file_num_ = write_file_num_;
+    read_pos_ = 0;
+    depth_ = 0;
+    unsynced_ops_ = 1;
+  } else if (read_file_num_ == write_file_num_ && read_pos_ == write_pos_ && depth_ != 0) {
+    log(LogLevel::error, "depth " + std::to_string(depth_) +
+                             " in metadata but the queue is empty - resetting to 0");
+    depth_ = 0;
+  }
+  if (unsynced_ops_ > 0) {
+    std::unique_lock lock(mu_);
+    arm_timer_locked();
+  }
+  return {};
+}
+
+// ---------------------------------------------------------------------------
+// Writer side: group commit
+
+std::error_code DiskQueue::put(std::string_view record) {
+  return put_batch(std::span<const std::string_view>(&record, 1));
+}
+
+std::error_code DiskQueue::put_batch(std::span<const std::string_view> records) {
+  for (std::string_view r : records) {
+    auto size = static_cast<std::int64_t>(r.size());
+    if (size < options_.min_msg_size || size > options_.max_msg_size) {
+      return make_error_code(errc::invalid_size);
+    }
+  }
+  if (records.empty()) return {};
+  Op op(OpKind::put);
+  op.records = records;
+  return submit(op);
+}
+
+std::error_code DiskQueue::sync() {
+  Op op(OpKind::sync);
+  return submit(op);
+}
+
+std::error_code DiskQueue::empty() {
+  Op op(OpKind::empty);
+  return submit(op);
+}
+
+std::error_code DiskQueue::close() {
+  Op op(OpKind::close);
+  std::error_code ec = submit(op);
+  SyncScheduler::TaskId id;
+  {
+    std::lock_guard lock(mu_);
+    id = timer_id_;
+  }
+  if (id != 0) scheduler_->cancel(id);
+  return ec;
+}
+
+std::error_code DiskQueue::remove() {
+  Op op(OpKind::remove);
+  return submit(op);
+}
+
+std::error_code DiskQueue::submit(Op& op) {
+  std::unique_lock lock(mu_);
+  if (closed_) return make_error_code(errc::exiting);
+  ops_.push_back(&op);
+  op.cv.wait(lock, [&] { return op.done || ops_.front() == &op; });
+  if (!op.done) lead(lock, op);
+  return op.result;
+}
+
+void DiskQueue::lead(std::unique_lock<std::mutex>& lock, Op& leader) {
+  // The group: the leader, plus the puts queued right behind a leading put.
+  std::vector<Op*> group{&leader};
+  if (leader.kind == OpKind::put) {
+    std::size_t bytes = 0;
+    for (std::string_view r : leader.records) bytes += r.size() + 4;
+    for (std::size_t i = 1; i < ops_.size() && ops_[i]->kind == OpKind::put; ++i) {
+      std::size_t op_bytes = 0;
+      for (std::string_view r : ops_[i]->records) op_bytes += r.size() + 4;
+      if (bytes + op_bytes > kMaxGroupBytes) break;
+      bytes += op_bytes;
+      group.push_back(ops_[i]);
+    }
+  }
+
+  if (closed_) {
+    leader.result = make_error_code(errc::exiting);
+  } else {
+    switch (leader.kind) {
+      case OpKind::put:
+        write_group(group, lock);
+        break;
+      case OpKind::sync:
+        lock.unlock();
+        leader.result = do_sync(lock);
+        lock.lock();
+        break;
+      case OpKind::empty:
+        do_empty(lock);
+        break;
+      case OpKind::close: {
+        lock.unlock();
+        std::error_code ec;
+        if (write_fd_ >= 0 && ::fdatasync(write_fd_) != 0) ec = file_io::errno_code();
+        std::error_code meta_ec = write_meta(lock);
+        lock.lock();
+        leader.result = ec ? ec : meta_ec;
+        closed_ = true;
+        on_readable_ = nullptr;
+        readable_cv_.notify_all();
+        lock.unlock();
+        close_files();
+        lock.lock();
+        break;
+      }
+      case OpKind::remove:
+        closed_ = true;
+        on_readable_ = nullptr;
+        readable_cv_.notify_all();
+        lock.unlock();
+        close_files();
+        lock.lock();
+        break;
+      case OpKind::bad_segment:
+        do_bad_segment(lock, leader.file_num, leader.generation);
+        break;
+    }
+  }
+
+  for (Op* op : group) {
+    ops_.pop_front();
+    op->done = true;
+    if (op != &leader) op->cv.notify_one();
+  }
+  if (!ops_.empty()) ops_.front()->cv.notify_one();
+}
+
+// Runs with `lock` held on entry and exit; file I/O happens unlocked. Only the
+// leader changes write_file_num_/write_pos_/write_fd_, so it may read them
+// without the lock.
+std::error_code DiskQueue::write_group(std::span<Op* const> group,
+                                       std::unique_lock<std::mutex>& lock) {
+  lock.unlock();
+  staging_.clear();
+  std::int64_t staged_records = 0;
+  std::size_t first_unflushed_op = 0;  // ops before it are fully written
+  std::error_code ec;
+
+  auto fail_from = [&](std::size_t op_index, std::error_code err) {
+    for (std::size_t i = op_index; i < group.size(); ++i) group[i]->result = err;
+  };
+
+  for (std::size_t i = 0; i < group.size() && !ec; ++i) {
+    for (std::string_view record : group[i]->records) {
+      std::int64_t total = 4 + static_cast<std::int64_t>(record.size());
+      std::int64_t pos = write_pos_ + static_cast<std::int64_t>(staging_.size());
+      if (pos > 0 && pos + total > options_.max_bytes_per_file) {
+        if (!staging_.empty()) {
+          // Ops whose records are all in staging_ complete with this flush.
+          ec = flush_staging(lock, staged_records, write_pos_);
+          if (ec) {
+            fail_from(first_unflushed_op, ec);
+            break;
+          }
+          staged_records = 0;
+          first_unflushed_op = i;
+        }
+        ec = roll_segment(lock);
+        if (ec) {
+          fail_from(first_unflushed_op, ec);
+          break;
+        }
+      }
+      append_u32be(staging_, static_cast<std::uint32_t>(record.size()));
+      staging_.append(record);
+      ++staged_records;
+    }
+  }
+  if (!ec && !staging_.empty()) {
+    ec = flush_staging(lock, staged_records, write_pos_);
+    if (ec) fail_from(first_unflushed_op, ec);
+  }
+
+  bool sync_due;
+  {
+    lock.lock();
+    sync_due = unsynced_ops_ >= options_.sync_every;
+    lock.unlock();
+  }
+  if (!ec && sync_due) {
+    // Group commit: every put of the group waits for this one fsync.
+    ec = do_sync(lock);
+    if (ec) fail_from(0, ec);
+  }
+  lock.lock();
+  return ec;
+}
+
+// Writes staging_ at write_pos_ and publishes it to the reader.
+std::error_code DiskQueue::flush_staging(std::unique_lock<std::mutex>& lock, std::int64_t records,
+                                         std::int64_t staged_start) {
+  if (write_fd_ < 0) {
+    write_fd_ = ::open(segment_path(write_file_num_).c_str(), O_RDWR | O_CREAT | O_CLOEXEC, 0600);
+    if (write_fd_ < 0) {
+      std::error_code ec = file_io::errno_code();
+      log(LogLevel::error, "failed to open " + segment_path(write_file_num_).string() + " - " +
+                               ec_text(ec));
+      staging_.clear();
+      return ec;
+    }
+  }
+  std::error_code ec = file_io::pwrite_full(write_fd_, staging_, staged_start);
+  if (ec) {
+    log(LogLevel::error, "failed to write " + segment_path(write_file_num_).string() + " - " +
+                             ec_text(ec));
+    // Drop the partial record so a crash now cannot leave half a record
+    // behind the checkpoint; the next put rewrites from write_pos_.
+    if (::ftruncate(write_fd_, staged_start) != 0) {
+      log(LogLevel::warn, "failed to truncate " + segment_path(write_file_num_).string());
+    }
+    ::close(write_fd_);
+    write_fd_ = -1;
+    staging_.clear();
+    return ec;
+  }
+  lock.lock();
+  write_pos_ = staged_start + static_cast<std::int64_t>(staging_.size());
+  depth_ += records;
+  count_op_locked(records);
+  fire_readable(lock);
+  lock.unlock();
+  staging_.clear();
+  return {};
+}
+
+std::error_code DiskQueue::roll_segment(std::unique_lock<std::mutex>& lock) {
+  if (write_fd_ >= 0) {
+    if (::fdatasync(write_fd_) != 0) {
+      std::error_code ec = file_io::errno_code();
+      log(LogLevel::error, "failed to sync " + segment_path(write_file_num_).string() + " - " +
+                               ec_text(ec));
+      ::close(write_fd_);
+      write_fd_ = -1;
+      return ec;
+    }
+    ::close(write_fd_);
+    write_fd_ = -1;
+  }
+  lock.lock();
+  ++write_file_num_;
+  write_pos_ = 0;
+  lock.unlock();
+  return do_sync(lock);
+}
+
+std::error_code DiskQueue::do_sync(std::unique_lock<std::mutex>& lock) {
+  std::int64_t counted;
+  {
+    lock.lock();
+    counted = unsynced_ops_;
+    lock.unlock();
+  }
+  if (write_fd_ >= 0 && ::fdatasync(write_fd_) != 0) {
+    std::error_code ec = file_io::errno_code();
+    log(LogLevel::error, "failed to sync " + segment_path(write_file_num_).string() + " - " +
+                             ec_text(ec));
+    ::close(write_fd_);
+    write_fd_ = -1;
+    return ec;
+  }
+  std::error_code ec = write_meta(lock);
+  lock.lock();
+  unsynced_ops_ = std::max<std::int64_t>(0, unsynced_ops_ - counted);
+  lock.unlock();
+  return ec;
+}
+
+std::error_code DiskQueue::write_meta(std::unique_lock<std::mutex>& lock) {
+  meta_file::Meta meta;
+  {
+    lock.lock();
+    meta = {depth_, read_file_num_, read_pos_, write_file_num_, write_pos_};
+    lock.unlock();
+  }
+  std::error_code ec =
+      file_io::write_file_atomic(meta_path(), meta_file::format(meta), tmp_rand_());
+  if (ec) {
+    log(LogLevel::error, "failed to write metadata " + meta_path().string() + " - " + ec_text(ec));
+  }
+  return ec;
+}
+
+// Lock order: leader role, then read_mu_, then mu_.
+void DiskQueue::do_empty(std::unique_lock<std::mutex>& lock) {
+  lock.unlock();
+  std::lock_guard read_lock(read_mu_);
+  if (read_fd_ >= 0) ::close(read_fd_);
+  read_fd_ = -1;
+  read_fd_num_ = -1;
+  reset_read_buffer();
+  if (write_fd_ >= 0) ::close(write_fd_);
+  write_fd_ = -1;
+  lock.lock();
+  std::int64_t first = read_file_num_, last = write_file_num_;
+  lock.unlock();
+  for (std::int64_t n = first; n <= last; ++n) ::unlink(segment_path(n).c_str());
+  ::unlink(meta_path().c_str());
+  lock.lock();
+  ++write_file_num_;
+  write_pos_ = 0;
+  read_file_num_ = write_file_num_;
+  read_pos_ = 0;
+  depth_ = 0;
+  ++generation_;
+  count_op_locked(1);  // the checkpoint is rewritten by the next sync
+}
+
+void DiskQueue::do_bad_segment(std::unique_lock<std::mutex>& lock, std::int64_t file_num,
+                               std::uint64_t generation) {
+  lock.unlock();
+  std::lock_guard read_lock(read_mu_);
+  lock.lock();
+  if (generation_ != generation || (file_num >= 0 && read_file_num_ != file_num)) return;
+  if (read_fd_ >= 0) ::close(read_fd_);
+  read_fd_ = -1;
+  read_fd_num_ = -1;
+  reset_read_buffer();
+  ++generation_;
+
+  if (file_num < 0) {
+    // Read position past the write position: the checkpoint lies. Start over.
+    std::int64_t first = std::min(read_file_num_, write_file_num_);
+    std::int64_t last = std::max(read_file_num_, write_file_num_);
+    log(LogLevel::error, "read position past write position - corrupt metadata, skipping to a "
+                         "new file");
+    if (write_fd_ >= 0) ::close(write_fd_);
+    write_fd_ = -1;
+    lock.unlock();
+    for (std::int64_t n = first; n <= last; ++n) ::unlink(segment_path(n).c_str());
+    lock.lock();
+    write_file_num_ = last + 1;
+    write_pos_ = 0;
+    read_file_num_ = write_file_num_;
+    read_pos_ = 0;
+    depth_ = 0;
+  } else {
+    if (file_num == write_file_num_) {
+      // The reader abandons this file, so the writer must too.
+      if (write_fd_ >= 0) ::close(write_fd_);
+      write_fd_ = -1;
+      ++write_file_num_;
+      write_pos_ = 0;
+    }
+    std::filesystem::path path = segment_path(file_num);
+    std::filesystem::path bad = path;
+    bad += ".bad";
+    lock.unlock();
+    log(LogLevel::error, "jump to next file and saving bad file as " + bad.string());
+    if (::rename(path.c_str(), bad.c_str()) != 0) {
+      log(LogLevel::error, "failed to rename bad file " + path.string() + " to " + bad.string() +
+                               " - " + ec_text(file_io::errno_code()));
+    }
+    lock.lock();
+    read_file_num_ = file_num + 1;
+    read_pos_ = 0;
+  }
+  if (read_file_num_ == write_file_num_ && read_pos_ == write_pos_ && depth_ != 0) {
+    log(LogLevel::error, "read reached write position with depth " + std::to_string(depth_) +
+                             " (records lost with the bad file) - resetting to 0");
+    depth_ = 0;
+  }
+  lock.unlock();
+  do_sync(lock);
+  lock.lock();
+}
+
+void DiskQueue::close_files() {
+  if (write_fd_ >= 0) ::close(write_fd_);
+  write_fd_ = -1;
+  std::lock_guard read_lock(read_mu_);
+  if (read_fd_ >= 0) ::close(read_fd_);
+  read_fd_ = -1;
+  read_fd_num_ = -1;
+}
+
+// ---------------------------------------------------------------------------
+// Reader side
+
+std::optional<std::string> DiskQueue::try_read() {
+  auto records = read_batch(1, 1);
+  if (records.empty()) return std::nullopt;
+  return std::move(records.front());
+}
+
+std::vector<std::string> DiskQueue::read_batch(std::size_t max_records, std::size_t max_bytes) {
+  std::vector<std::string> out;
+  std::size_t bytes = 0;
+  while (out.size() < max_records && (out.empty() || bytes < max_bytes)) {
+    std::string record;
+    std::int64_t bad_file = 0;
+    std::uint64_t bad_generation = 0;
+    bool want_sync = false;
+    ReadStep step;
+    {
+      std::lock_guard read_lock(read_mu_);
+      step = read_one(record, bad_file, bad_generation, want_sync);
+    }
+    // Writer-side work runs without read_mu_, which the leader may need.
+    if (want_sync) sync();
+    if (step == ReadStep::record) {
+      bytes += record.size();
+      out.push_back(std::move(record));
+    } else if (step == ReadStep::bad_segment) {
+      Op op(OpKind::bad_segment);
+      op.file_num = bad_file;
+      op.generation = bad_generation;
+      if (submit(op)) break;
+    } else if (step == ReadStep::empty) {
+      break;
+    }
+  }
+  return out;
+}
+
+DiskQueue::ReadStep DiskQueue::read_one(std::string& out, std::int64_t& bad_file,
+                                        std::uint64_t& bad_generation, bool& want_sync) {
+  std::int64_t rnum, rpos, wnum, wpos;
+  std::uint64_t gen;
+  {
+    std::lock_guard lock(mu_);
+    if (closed_) return ReadStep::empty;
+    rnum = read_file_num_;
+    rpos = read_pos_;
+    wnum = write_file_num_;
+    wpos = write_pos_;
+    gen = generation_;
+  }
+  if (rnum > wnum || (rnum == wnum && rpos > wpos)) {
+    bad_file = -1;
+    bad_generation = gen;
+    return ReadStep::bad_segment;
+  }
+  if (rnum == wnum && rpos == wpos) return ReadStep::empty;
+
+  auto bad = [&] {
+    bad_file = rnum;
+    bad_generation = gen;
+    return ReadStep::bad_segment;
+  };
+
+  if (buf_generation_ != gen || read_fd_num_ != rnum) {
+    if (read_fd_ >= 0) ::close(read_fd_);
+    read_fd_ = -1;
+    reset_read_buffer();
+    buf_generation_ = gen;
+    read_fd_ = ::open(segment_path(rnum).c_str(), O_RDONLY | O_CLOEXEC);
+    if (read_fd_ < 0) {
+      log(LogLevel::error, "failed to open " + segment_path(rnum).string() + " for reading - " +
+                               ec_text(file_io::errno_code()));
+      return bad();
+    }
+    read_fd_num_ = rnum;
+    read_fd_end_ = -1;
+  }
+
+  std::int64_t end = wpos;
+  if (rnum < wnum) {
+    // A finished segment ends where its file ends (which may be past the
+    // checkpointed position after an unclean stop).
+    if (read_fd_end_ < 0) {
+      struct stat st;
+      if (::fstat(read_fd_, &st) != 0) return bad();
+      read_fd_end_ = st.st_size;
+    }
+    end = read_fd_end_;
+    if (rpos >= end) {
+      std::lock_guard lock(mu_);
+      if (generation_ != gen || read_file_num_ != rnum) return ReadStep::retry;
+      ::close(read_fd_);
+      read_fd_ = -1;
+      read_fd_num_ = -1;
+      reset_read_buffer();
+      ::unlink(segment_path(rnum).c_str());
+      read_file_num_ = rnum + 1;
+      read_pos_ = 0;
+      want_sync = true;
+      return ReadStep::retry;
+    }
+  }
+
+  if (rpos + 4 > end || !fill_buffer(rpos, 4, end)) {
+    log(LogLevel::error, "truncated record header at " + std::to_string(rpos) + " in " +
+                             segment_path(rnum).string());
+    return bad();
+  }
+  std::int64_t len = get_u32be(buf_.data() + (rpos - buf_start_));
+  if (len < options_.min_msg_size || len > options_.max_msg_size) {
+    log(LogLevel::error, "invalid record size " + std::to_string(len) + " at " +
+                             std::to_string(rpos) + " in " + segment_path(rnum).string());
+    return bad();
+  }
+  if (rpos + 4 + len > end || !fill_buffer(rpos + 4, static_cast<std::size_t>(len), end)) {
+    log(LogLevel::error, "truncated record at " + std::to_string(rpos) + " in " +
+                             segment_path(rnum).string());
+    return bad();
+  }
+  out.assign(buf_.data() + (rpos + 4 - buf_start_), static_cast<std::size_t>(len));
+
+  std::lock_guard lock(mu_);
+  if (generation_ != gen || read_file_num_ != rnum || read_pos_ != rpos) return ReadStep::retry;
+  read_pos_ = rpos + 4 + len;
+  --depth_;
+  count_op_locked(1);
+  if (unsynced_ops_ >= options_.sync_every) want_sync = true;
+  if (read_file_num_ == write_file_num_ && read_pos_ == write_pos_ && depth_ != 0) {
+    log(LogLevel::error, "read reached write position with depth " + std::to_string(depth_) +
+                             " - resetting to 0");
+    depth_ = 0;
+  }
+  return ReadStep::record;
+}
+
+// Makes buf_ hold [pos, pos + need) of the open segment, reading no further
+// than `end` (bytes past it may still change).
+bool DiskQueue::fill_buffer(std::int64_t pos, std::size_t need, std::int64_t end) {
+  if (buf_num_ == read_fd_num_ && pos >= buf_start_ &&
+      pos + static_cast<std::int64_t>(need) <= buf_start_ + static_cast<std::int64_t>(buf_len_)) {
+    return true;
+  }
+  std::size_t want = std::max(need, kReadChunk);
+  want = static_cast<std::size_t>(std::min<std::int64_t>(static_cast<std::int64_t>(want), end - pos));
+  if (want < need) return false;
+  if (buf_.size() < want) buf_.resize(want);
+  if (file_io::pread_full(read_fd_, buf_.data(), want, pos)) {
+    reset_read_buffer();
+    return false;
+  }
+  buf_num_ = read_fd_num_;
+  buf_start_ = pos;
+  buf_len_ = want;
+  return true;
+}
+
+void DiskQueue::reset_read_buffer() {
+  buf_num_ = -1;
+  buf_start_ = 0;
+  buf_len_ = 0;
+}
+
+bool DiskQueue::wait_readable(std::chrono::milliseconds timeout) {
+  std::unique_lock lock(mu_);
+  auto has_data = [&] {
+    return closed_ || read_file_num_ != write_file_num_ || read_pos_ != write_pos_;
+  };
+  ++read_waiters_;
+  bool ready = readable_cv_.wait_for(lock, timeout, has_data);
+  --read_waiters_;
+  return ready && !closed_;
+}
+
+void DiskQueue::notify_when_readable(std::function<void()> callback) {
+  std::unique_lock lock(mu_);
+  if (closed_) return;
+  if (read_file_num_ != write_file_num_ || read_pos_ != write_pos_) {
+    lock.unlock();
+    callback();
+    return;
+  }
+  on_readable_ = std::move(callback);
+}
+
+void DiskQueue::fire_readable(std::unique_lock<std::mutex>& lock) {
+  if (read_waiters_ > 0) readable_cv_.notify_all();
+  if (on_readable_) {
+    auto callback = std::move(on_readable_);
+    on_readable_ = nullptr;
+    lock.unlock();
+    callback();
+    lock.lock();
+  }
+}
+
+// ---------------------------------------------------------------------------
+// Bookkeeping
+
+std::int64_t DiskQueue::depth() const {
+  std::lock_guard lock(mu_);
+  return depth_;
+}
+
+DiskQueue::Positions DiskQueue::positions() const {
+  std::lock_guard lock(mu_);
+  return {read_file_num_, read_pos_, write_file_num_, write_pos_, depth_};
+}
+
+void DiskQueue::count_op_locked(std::int64_t n) {
+  unsynced_ops_ += n;
+  if (!timer_armed_) arm_timer_locked();
+}
+
+void DiskQueue::arm_timer_locked() {
+  if (closed_ || timer_armed_ || options_.sync_timeout.count() <= 0) return;
+  timer_armed_ = true;
+  timer_id_ = scheduler_->schedule(SyncScheduler::Clock::now() + options_.sync_timeout,
+                                   [this] { on_timer(); });
+}
+
+void DiskQueue::on_timer() {
+  {
+    std::lock_guard lock(mu_);
+    timer_armed_ = false;
+    if (closed_ || unsynced_ops_ == 0) return;
+  }
+  sync();
+}
+
+void DiskQueue::log(LogLevel level, const std::string& text) const {
+  if (options_.logger) options_.logger(level, "DISKQUEUE(" + options_.name + "): " + text);
+}
+
+}  // namespace nsq::diskqueue

@@ -1,0 +1,29 @@
+#include "diskqueue/errc.h"
+
+#include <string>
+
+namespace nsq::diskqueue {
+namespace {
+
+class Category final : public std::error_category {
+ public:
+  const char* name() const noexcept override { return "diskqueue"; }
+  std::string message(int value) const override {
+    switch (static_cast<errc>(value)) {
+      case errc::exiting: return "exiting";
+      case errc::invalid_size: return "invalid message write size";
+      case errc::not_a_directory: return "data path is not a directory";
+      case errc::corrupt_metadata: return "corrupt metadata";
+    }
+    return "unknown diskqueue error";
+  }
+};
+
+}  // namespace
+
+const std::error_category& error_category() noexcept {
+  static const Category category;
+  return category;
+}
+
+}  // namespace nsq::diskqueue

@@ -1,0 +1,73 @@
+#include "file_io.h"
+
+#include <cerrno>
+#include <fcntl.h>
+#include <unistd.h>
+
+namespace nsq::diskqueue::file_io {
+
+std::error_code errno_code() { return {errno, std::generic_category()}; }
+
+std::error_code pread_full(int fd, char* out, std::size_t size, std::int64_t offset) {
+  while (size > 0) {
+    ssize_t n = ::pread(fd, out, size, offset);
+    if (n < 0) {
+      if (errno == EINTR) continue;
+      return errno_code();
+    }
+    if (n == 0) return std::make_error_code(std::errc::io_error);
+    out += n;
+    size -= static_cast<std::size_t>(n);
+    offset += n;
+  }
+  return {};
+}
+
+std::error_code pwrite_full(int fd, std::string_view data, std::int64_t offset) {
+  while (!data.empty()) {
+    ssize_t n = ::pwrite(fd, data.data(), data.size(), offset);
+    if (n < 0) {
+      if (errno == EINTR) continue;
+      return errno_code();
+    }
+    data.remove_prefix(static_cast<std::size_t>(n));
+    offset += n;
+  }
+  return {};
+}
+
+std::error_code write_file_atomic(const std::filesystem::path& path, std::string_view content,
+                                  std::uint32_t tmp_suffix) {
+  std::string tmp = path.string() + "." + std::to_string(tmp_suffix) + ".tmp";
+  int fd = ::open(tmp.c_str(), O_RDWR | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
+  if (fd < 0) return errno_code();
+  std::error_code ec = pwrite_full(fd, content, 0);
+  if (!ec && ::fsync(fd) != 0) ec = errno_code();
+  if (::close(fd) != 0 && !ec) ec = errno_code();
+  if (!ec && ::rename(tmp.c_str(), path.c_str()) != 0) ec = errno_code();
+  if (ec) ::unlink(tmp.c_str());
+  return ec;
+}
+
+std::error_code read_small_file(const std::filesystem::path& path, std::string& out) {
+  int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
+  if (fd < 0) return errno_code();
+  out.clear();
+  char chunk[4096];
+  std::error_code ec;
+  for (;;) {
+    ssize_t n = ::read(fd, chunk, sizeof chunk);
+    if (n < 0) {
+      if (errno == EINTR) continue;
+      ec = errno_code();
+      break;
+    }
+    if (n == 0) break;
+    out.append(chunk, static_cast<std::size_t>(n));
+    if (out.size() > (1 << 20)) break;  // a meta file is three short lines
+  }
+  ::close(fd);
+  return ec;
+}
+
+}  // namespace nsq::diskqueue::file_io

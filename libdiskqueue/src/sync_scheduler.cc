@@ -1,0 +1,64 @@
+#include "diskqueue/sync_scheduler.h"
+
+namespace nsq::diskqueue {
+
+SyncScheduler::SyncScheduler() : thread_([this] { run(); }) {}
+
+SyncScheduler::~SyncScheduler() {
+  {
+    std::lock_guard lock(mu_);
+    stop_ = true;
+  }
+  cv_.notify_all();
+  thread_.join();
+}
+
+SyncScheduler::TaskId SyncScheduler::schedule(Clock::time_point when, std::function<void()> task) {
+  std::lock_guard lock(mu_);
+  TaskId id = next_id_++;
+  tasks_.emplace(id, std::make_pair(when, std::move(task)));
+  by_time_.emplace(when, id);
+  if (by_time_.begin()->second == id) cv_.notify_all();
+  return id;
+}
+
+void SyncScheduler::cancel(TaskId id) {
+  std::unique_lock lock(mu_);
+  if (auto it = tasks_.find(id); it != tasks_.end()) {
+    auto range = by_time_.equal_range(it->second.first);
+    for (auto t = range.first; t != range.second; ++t) {
+      if (t->second == id) {
+        by_time_.erase(t);
+        break;
+      }
+    }
+    tasks_.erase(it);
+  }
+  done_cv_.wait(lock, [&] { return running_ != id; });
+}
+
+void SyncScheduler::run() {
+  std::unique_lock lock(mu_);
+  while (!stop_) {
+    if (by_time_.empty()) {
+      cv_.wait(lock);
+      continue;
+    }
+    auto first = by_time_.begin();
+    if (Clock::now() < first->first) {
+      cv_.wait_until(lock, first->first);
+      continue;
+    }
+    TaskId id = first->second;
+    by_time_.erase(first);
+    auto node = tasks_.extract(id);
+    running_ = id;
+    lock.unlock();
+    node.mapped().second();
+    lock.lock();
+    running_ = 0;
+    done_cv_.notify_all();
+  }
+}
+
+}  // namespace nsq::diskqueue
