@@ -1,0 +1,56 @@
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <system_error>
+
+namespace nsq {
+
+// Server -> client frame: [int32 size][int32 type][data], size = 4 + data size.
+enum class FrameType : int32_t { response = 0, error = 1, message = 2 };
+
+inline constexpr std::size_t kFrameHeaderSize = 8;
+
+void append_frame(std::string& out, FrameType type, std::string_view data);
+
+struct Frame {
+  FrameType type;  // may hold a value outside the enumerators: callers decide
+  std::string data;
+
+  friend bool operator==(const Frame&, const Frame&) = default;
+};
+
+// Sans-I/O, client-side frame splitter: feed bytes as they arrive with put(),
+// take complete frames with next(). A frame whose size is < 4 or above the
+// limit puts the decoder in a sticky error state (a stream cannot resync).
+//
+// @par Thread Safety: none; one decoder per connection.
+class FrameDecoder {
+ public:
+  // Room for a max-size message (1 MiB default) plus its headers, with margin.
+  static constexpr std::size_t kDefaultMaxFrameSize = 16 * 1024 * 1024;
+
+  explicit FrameDecoder(std::size_t max_frame_size = kDefaultMaxFrameSize)
+      : max_frame_size_(max_frame_size) {}
+
+  void put(std::string_view bytes);
+
+  // The next complete frame, or nullopt when more bytes are needed or the
+  // stream is broken (then error() is set).
+  std::optional<Frame> next();
+
+  std::error_code error() const noexcept { return error_; }
+  // Bytes received but not yet returned as frames.
+  std::size_t buffered() const noexcept { return buf_.size() - pos_; }
+
+ private:
+  std::size_t max_frame_size_;
+  std::string buf_;
+  std::size_t pos_ = 0;  // start of the first unconsumed byte in buf_
+  std::error_code error_;
+};
+
+}  // namespace nsq
