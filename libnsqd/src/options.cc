@@ -1,0 +1,54 @@
+#include "nsqd/options.h"
+
+#include <unistd.h>
+
+#include <climits>
+
+#include "nsq/id_generator.h"
+
+namespace nsq::nsqd {
+
+Options default_options(std::string_view hostname) {
+  Options opts;
+  opts.node_id = default_node_id(hostname);
+  opts.broadcast_address = std::string(hostname);
+  return opts;
+}
+
+std::string os_hostname() {
+  char buf[HOST_NAME_MAX + 1] = {};
+  if (gethostname(buf, sizeof buf - 1) != 0) return {};
+  return std::string(buf);
+}
+
+std::string_view to_string(LogLevel level) noexcept {
+  switch (level) {
+    case LogLevel::debug: return "debug";
+    case LogLevel::info: return "info";
+    case LogLevel::warn: return "warn";
+    case LogLevel::error: return "error";
+    case LogLevel::fatal: return "fatal";
+  }
+  return "invalid";
+}
+
+std::string_view to_string(TlsRequired required) noexcept {
+  switch (required) {
+    case TlsRequired::no: return "false";
+    case TlsRequired::yes: return "true";
+    case TlsRequired::tcp_https: return "tcp-https";
+  }
+  return "invalid";
+}
+
+std::string_view to_string(TlsVersion version) noexcept {
+  switch (version) {
+    case TlsVersion::tls1_0: return "tls1.0";
+    case TlsVersion::tls1_1: return "tls1.1";
+    case TlsVersion::tls1_2: return "tls1.2";
+    case TlsVersion::tls1_3: return "tls1.3";
+  }
+  return "invalid";
+}
+
+}  // namespace nsq::nsqd
