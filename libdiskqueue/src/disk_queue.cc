@@ -32,6 +32,15 @@ std::string ec_text(std::error_code ec) { return ec.message(); }
 
 }  // namespace
 
+struct DiskQueue::File {
+  File(int f, std::string p) : fd(f), path(std::move(p)) {}
+  ~File() { ::close(fd); }
+  File(const File&) = delete;
+  File& operator=(const File&) = delete;
+  const int fd;
+  const std::string path;
+};
+
 struct DiskQueue::Op {
   explicit Op(OpKind k) : kind(k) {}
   OpKind kind;
@@ -68,12 +77,15 @@ DiskQueue::~DiskQueue() {
     closed = closed_;
   }
   if (!closed) close();
-  SyncScheduler::TaskId id;
+  SyncScheduler::TaskId ids[2];
   {
     std::lock_guard lock(mu_);
-    id = timer_id_;
+    ids[0] = timer_id_;
+    ids[1] = checkpoint_id_;
   }
-  if (id != 0) scheduler_->cancel(id);
+  for (auto id : ids) {
+    if (id != 0) scheduler_->cancel(id);
+  }
   close_files();
 }
 
@@ -188,8 +200,11 @@ std::error_code DiskQueue::put_batch(std::span<const std::string_view> records) 
 }
 
 std::error_code DiskQueue::sync() {
-  Op op(OpKind::sync);
-  return submit(op);
+  {
+    std::lock_guard lock(mu_);
+    if (closed_) return make_error_code(errc::exiting);
+  }
+  return checkpoint();
 }
 
 std::error_code DiskQueue::empty() {
@@ -200,12 +215,15 @@ std::error_code DiskQueue::empty() {
 std::error_code DiskQueue::close() {
   Op op(OpKind::close);
   std::error_code ec = submit(op);
-  SyncScheduler::TaskId id;
+  SyncScheduler::TaskId ids[2];
   {
     std::lock_guard lock(mu_);
-    id = timer_id_;
+    ids[0] = timer_id_;
+    ids[1] = checkpoint_id_;
   }
-  if (id != 0) scheduler_->cancel(id);
+  for (auto id : ids) {
+    if (id != 0) scheduler_->cancel(id);
+  }
   return ec;
 }
 
@@ -225,7 +243,7 @@ std::error_code DiskQueue::submit(Op& op) {
 
 void DiskQueue::lead(std::unique_lock<std::mutex>& lock, Op& leader) {
   // The group: the leader, plus the puts queued right behind a leading put.
-  std::vector<Op*> group{&leader};
+  group_.assign(1, &leader);
   if (leader.kind == OpKind::put) {
     std::size_t bytes = 0;
     for (std::string_view r : leader.records) bytes += r.size() + 4;
@@ -234,36 +252,32 @@ void DiskQueue::lead(std::unique_lock<std::mutex>& lock, Op& leader) {
       for (std::string_view r : ops_[i]->records) op_bytes += r.size() + 4;
       if (bytes + op_bytes > kMaxGroupBytes) break;
       bytes += op_bytes;
-      group.push_back(ops_[i]);
+      group_.push_back(ops_[i]);
     }
   }
 
+  std::shared_ptr<File> fsync_file;  // set when this group waits for an fsync
   if (closed_) {
     leader.result = make_error_code(errc::exiting);
   } else {
     switch (leader.kind) {
       case OpKind::put:
-        write_group(group, lock);
-        break;
-      case OpKind::sync:
-        lock.unlock();
-        leader.result = do_sync(lock);
-        lock.lock();
+        if (!write_group(lock) && options_.sync_every <= 1) fsync_file = write_file_;
         break;
       case OpKind::empty:
         do_empty(lock);
         break;
       case OpKind::close: {
         lock.unlock();
-        std::error_code ec;
-        if (write_fd_ >= 0 && ::fdatasync(write_fd_) != 0) ec = file_io::errno_code();
-        std::error_code meta_ec = write_meta(lock);
-        lock.lock();
-        leader.result = ec ? ec : meta_ec;
-        closed_ = true;
-        on_readable_ = nullptr;
-        readable_cv_.notify_all();
-        lock.unlock();
+        {
+          std::lock_guard meta_lock(meta_mu_);
+          leader.result = checkpoint_locked();
+          lock.lock();
+          closed_ = true;
+          on_readable_ = nullptr;
+          readable_cv_.notify_all();
+          lock.unlock();
+        }
         close_files();
         lock.lock();
         break;
@@ -282,19 +296,34 @@ void DiskQueue::lead(std::unique_lock<std::mutex>& lock, Op& leader) {
     }
   }
 
+  // Hand the leader role on before fsyncing: the next group writes while
+  // this one's fsync runs, and concurrent fsyncs share the disk's flushes.
+  std::vector<Op*> group;
+  group.swap(group_);
+  for (std::size_t i = 0; i < group.size(); ++i) ops_.pop_front();
+  if (!ops_.empty()) ops_.front()->cv.notify_one();
+  if (fsync_file) {
+    lock.unlock();
+    std::error_code ec;
+    if (::fdatasync(fsync_file->fd) != 0) {
+      ec = file_io::errno_code();
+      log(LogLevel::error, "failed to sync " + fsync_file->path + " - " + ec_text(ec));
+    }
+    lock.lock();
+    if (ec) {
+      for (Op* op : group) op->result = ec;
+    }
+  }
   for (Op* op : group) {
-    ops_.pop_front();
     op->done = true;
     if (op != &leader) op->cv.notify_one();
   }
-  if (!ops_.empty()) ops_.front()->cv.notify_one();
 }
 
 // Runs with `lock` held on entry and exit; file I/O happens unlocked. Only the
-// leader changes write_file_num_/write_pos_/write_fd_, so it may read them
+// leader changes write_file_num_/write_pos_/write_file_, so it may read them
 // without the lock.
-std::error_code DiskQueue::write_group(std::span<Op* const> group,
-                                       std::unique_lock<std::mutex>& lock) {
+std::error_code DiskQueue::write_group(std::unique_lock<std::mutex>& lock) {
   lock.unlock();
   staging_.clear();
   std::int64_t staged_records = 0;
@@ -302,17 +331,16 @@ std::error_code DiskQueue::write_group(std::span<Op* const> group,
   std::error_code ec;
 
   auto fail_from = [&](std::size_t op_index, std::error_code err) {
-    for (std::size_t i = op_index; i < group.size(); ++i) group[i]->result = err;
+    for (std::size_t i = op_index; i < group_.size(); ++i) group_[i]->result = err;
   };
 
-  for (std::size_t i = 0; i < group.size() && !ec; ++i) {
-    for (std::string_view record : group[i]->records) {
+  for (std::size_t i = 0; i < group_.size() && !ec; ++i) {
+    for (std::string_view record : group_[i]->records) {
       std::int64_t total = 4 + static_cast<std::int64_t>(record.size());
       std::int64_t pos = write_pos_ + static_cast<std::int64_t>(staging_.size());
       if (pos > 0 && pos + total > options_.max_bytes_per_file) {
         if (!staging_.empty()) {
-          // Ops whose records are all in staging_ complete with this flush.
-          ec = flush_staging(lock, staged_records, write_pos_);
+          ec = flush_staging(lock, staged_records);
           if (ec) {
             fail_from(first_unflushed_op, ec);
             break;
@@ -332,54 +360,47 @@ std::error_code DiskQueue::write_group(std::span<Op* const> group,
     }
   }
   if (!ec && !staging_.empty()) {
-    ec = flush_staging(lock, staged_records, write_pos_);
+    ec = flush_staging(lock, staged_records);
     if (ec) fail_from(first_unflushed_op, ec);
-  }
-
-  bool sync_due;
-  {
-    lock.lock();
-    sync_due = unsynced_ops_ >= options_.sync_every;
-    lock.unlock();
-  }
-  if (!ec && sync_due) {
-    // Group commit: every put of the group waits for this one fsync.
-    ec = do_sync(lock);
-    if (ec) fail_from(0, ec);
   }
   lock.lock();
   return ec;
 }
 
 // Writes staging_ at write_pos_ and publishes it to the reader.
-std::error_code DiskQueue::flush_staging(std::unique_lock<std::mutex>& lock, std::int64_t records,
-                                         std::int64_t staged_start) {
-  if (write_fd_ < 0) {
-    write_fd_ = ::open(segment_path(write_file_num_).c_str(), O_RDWR | O_CREAT | O_CLOEXEC, 0600);
-    if (write_fd_ < 0) {
+std::error_code DiskQueue::flush_staging(std::unique_lock<std::mutex>& lock,
+                                         std::int64_t records) {
+  std::int64_t start = write_pos_;
+  if (!write_file_) {
+    std::string path = segment_path(write_file_num_).string();
+    int fd = ::open(path.c_str(), O_RDWR | O_CREAT | O_CLOEXEC, 0600);
+    if (fd < 0) {
       std::error_code ec = file_io::errno_code();
-      log(LogLevel::error, "failed to open " + segment_path(write_file_num_).string() + " - " +
-                               ec_text(ec));
+      log(LogLevel::error, "failed to open " + path + " - " + ec_text(ec));
       staging_.clear();
       return ec;
     }
+    auto file = std::make_shared<File>(fd, std::move(path));
+    lock.lock();
+    write_file_ = std::move(file);
+    lock.unlock();
   }
-  std::error_code ec = file_io::pwrite_full(write_fd_, staging_, staged_start);
+  std::error_code ec = file_io::pwrite_full(write_file_->fd, staging_, start);
   if (ec) {
-    log(LogLevel::error, "failed to write " + segment_path(write_file_num_).string() + " - " +
-                             ec_text(ec));
+    log(LogLevel::error, "failed to write " + write_file_->path + " - " + ec_text(ec));
     // Drop the partial record so a crash now cannot leave half a record
     // behind the checkpoint; the next put rewrites from write_pos_.
-    if (::ftruncate(write_fd_, staged_start) != 0) {
-      log(LogLevel::warn, "failed to truncate " + segment_path(write_file_num_).string());
+    if (::ftruncate(write_file_->fd, start) != 0) {
+      log(LogLevel::warn, "failed to truncate " + write_file_->path);
     }
-    ::close(write_fd_);
-    write_fd_ = -1;
+    lock.lock();
+    write_file_.reset();
+    lock.unlock();
     staging_.clear();
     return ec;
   }
   lock.lock();
-  write_pos_ = staged_start + static_cast<std::int64_t>(staging_.size());
+  write_pos_ = start + static_cast<std::int64_t>(staging_.size());
   depth_ += records;
   count_op_locked(records);
   fire_readable(lock);
@@ -389,73 +410,63 @@ std::error_code DiskQueue::flush_staging(std::unique_lock<std::mutex>& lock, std
 }
 
 std::error_code DiskQueue::roll_segment(std::unique_lock<std::mutex>& lock) {
-  if (write_fd_ >= 0) {
-    if (::fdatasync(write_fd_) != 0) {
-      std::error_code ec = file_io::errno_code();
-      log(LogLevel::error, "failed to sync " + segment_path(write_file_num_).string() + " - " +
-                               ec_text(ec));
-      ::close(write_fd_);
-      write_fd_ = -1;
-      return ec;
-    }
-    ::close(write_fd_);
-    write_fd_ = -1;
+  std::lock_guard meta_lock(meta_mu_);
+  if (write_file_ && ::fdatasync(write_file_->fd) != 0) {
+    std::error_code ec = file_io::errno_code();
+    log(LogLevel::error, "failed to sync " + write_file_->path + " - " + ec_text(ec));
+    lock.lock();
+    write_file_.reset();
+    lock.unlock();
+    return ec;
   }
   lock.lock();
+  write_file_.reset();
   ++write_file_num_;
   write_pos_ = 0;
   lock.unlock();
-  return do_sync(lock);
+  return checkpoint_locked();
 }
 
-std::error_code DiskQueue::do_sync(std::unique_lock<std::mutex>& lock) {
+std::error_code DiskQueue::checkpoint() {
+  std::lock_guard meta_lock(meta_mu_);
+  return checkpoint_locked();
+}
+
+std::error_code DiskQueue::checkpoint_locked() {
+  meta_file::Meta meta;
+  std::shared_ptr<File> file;
   std::int64_t counted;
   {
-    lock.lock();
-    counted = unsynced_ops_;
-    lock.unlock();
-  }
-  if (write_fd_ >= 0 && ::fdatasync(write_fd_) != 0) {
-    std::error_code ec = file_io::errno_code();
-    log(LogLevel::error, "failed to sync " + segment_path(write_file_num_).string() + " - " +
-                             ec_text(ec));
-    ::close(write_fd_);
-    write_fd_ = -1;
-    return ec;
-  }
-  std::error_code ec = write_meta(lock);
-  lock.lock();
-  unsynced_ops_ = std::max<std::int64_t>(0, unsynced_ops_ - counted);
-  lock.unlock();
-  return ec;
-}
-
-std::error_code DiskQueue::write_meta(std::unique_lock<std::mutex>& lock) {
-  meta_file::Meta meta;
-  {
-    lock.lock();
+    std::lock_guard lock(mu_);
+    if (closed_) return make_error_code(errc::exiting);
     meta = {depth_, read_file_num_, read_pos_, write_file_num_, write_pos_};
-    lock.unlock();
+    file = write_file_;
+    counted = unsynced_ops_;
+  }
+  if (file && ::fdatasync(file->fd) != 0) {
+    std::error_code ec = file_io::errno_code();
+    log(LogLevel::error, "failed to sync " + file->path + " - " + ec_text(ec));
+    return ec;
   }
   std::error_code ec =
       file_io::write_file_atomic(meta_path(), meta_file::format(meta), tmp_rand_());
   if (ec) {
     log(LogLevel::error, "failed to write metadata " + meta_path().string() + " - " + ec_text(ec));
+    return ec;
   }
-  return ec;
+  std::lock_guard lock(mu_);
+  unsynced_ops_ = std::max<std::int64_t>(0, unsynced_ops_ - counted);
+  return {};
 }
 
-// Lock order: leader role, then read_mu_, then mu_.
+// Lock order: leader role, then read_mu_, then meta_mu_, then mu_.
 void DiskQueue::do_empty(std::unique_lock<std::mutex>& lock) {
   lock.unlock();
   std::lock_guard read_lock(read_mu_);
-  if (read_fd_ >= 0) ::close(read_fd_);
-  read_fd_ = -1;
-  read_fd_num_ = -1;
-  reset_read_buffer();
-  if (write_fd_ >= 0) ::close(write_fd_);
-  write_fd_ = -1;
+  std::lock_guard meta_lock(meta_mu_);
+  close_read_file();
   lock.lock();
+  write_file_.reset();
   std::int64_t first = read_file_num_, last = write_file_num_;
   lock.unlock();
   for (std::int64_t n = first; n <= last; ++n) ::unlink(segment_path(n).c_str());
@@ -474,23 +485,22 @@ void DiskQueue::do_bad_segment(std::unique_lock<std::mutex>& lock, std::int64_t 
                                std::uint64_t generation) {
   lock.unlock();
   std::lock_guard read_lock(read_mu_);
+  std::lock_guard meta_lock(meta_mu_);
   lock.lock();
   if (generation_ != generation || (file_num >= 0 && read_file_num_ != file_num)) return;
-  if (read_fd_ >= 0) ::close(read_fd_);
-  read_fd_ = -1;
-  read_fd_num_ = -1;
-  reset_read_buffer();
   ++generation_;
+  lock.unlock();
+  close_read_file();
+  lock.lock();
 
   if (file_num < 0) {
     // Read position past the write position: the checkpoint lies. Start over.
     std::int64_t first = std::min(read_file_num_, write_file_num_);
     std::int64_t last = std::max(read_file_num_, write_file_num_);
+    write_file_.reset();
+    lock.unlock();
     log(LogLevel::error, "read position past write position - corrupt metadata, skipping to a "
                          "new file");
-    if (write_fd_ >= 0) ::close(write_fd_);
-    write_fd_ = -1;
-    lock.unlock();
     for (std::int64_t n = first; n <= last; ++n) ::unlink(segment_path(n).c_str());
     lock.lock();
     write_file_num_ = last + 1;
@@ -501,8 +511,7 @@ void DiskQueue::do_bad_segment(std::unique_lock<std::mutex>& lock, std::int64_t 
   } else {
     if (file_num == write_file_num_) {
       // The reader abandons this file, so the writer must too.
-      if (write_fd_ >= 0) ::close(write_fd_);
-      write_fd_ = -1;
+      write_file_.reset();
       ++write_file_num_;
       write_pos_ = 0;
     }
@@ -525,17 +534,24 @@ void DiskQueue::do_bad_segment(std::unique_lock<std::mutex>& lock, std::int64_t 
     depth_ = 0;
   }
   lock.unlock();
-  do_sync(lock);
+  checkpoint_locked();
   lock.lock();
 }
 
 void DiskQueue::close_files() {
-  if (write_fd_ >= 0) ::close(write_fd_);
-  write_fd_ = -1;
+  {
+    std::lock_guard lock(mu_);
+    write_file_.reset();
+  }
   std::lock_guard read_lock(read_mu_);
+  close_read_file();
+}
+
+void DiskQueue::close_read_file() {
   if (read_fd_ >= 0) ::close(read_fd_);
   read_fd_ = -1;
   read_fd_num_ = -1;
+  reset_read_buffer();
 }
 
 // ---------------------------------------------------------------------------
@@ -554,18 +570,16 @@ std::vector<std::string> DiskQueue::read_batch(std::size_t max_records, std::siz
     std::string record;
     std::int64_t bad_file = 0;
     std::uint64_t bad_generation = 0;
-    bool want_sync = false;
     ReadStep step;
     {
       std::lock_guard read_lock(read_mu_);
-      step = read_one(record, bad_file, bad_generation, want_sync);
+      step = read_one(record, bad_file, bad_generation);
     }
-    // Writer-side work runs without read_mu_, which the leader may need.
-    if (want_sync) sync();
     if (step == ReadStep::record) {
       bytes += record.size();
       out.push_back(std::move(record));
     } else if (step == ReadStep::bad_segment) {
+      // Writer-side work: runs without read_mu_, which the leader takes.
       Op op(OpKind::bad_segment);
       op.file_num = bad_file;
       op.generation = bad_generation;
@@ -578,7 +592,7 @@ std::vector<std::string> DiskQueue::read_batch(std::size_t max_records, std::siz
 }
 
 DiskQueue::ReadStep DiskQueue::read_one(std::string& out, std::int64_t& bad_file,
-                                        std::uint64_t& bad_generation, bool& want_sync) {
+                                        std::uint64_t& bad_generation) {
   std::int64_t rnum, rpos, wnum, wpos;
   std::uint64_t gen;
   {
@@ -604,9 +618,7 @@ DiskQueue::ReadStep DiskQueue::read_one(std::string& out, std::int64_t& bad_file
   };
 
   if (buf_generation_ != gen || read_fd_num_ != rnum) {
-    if (read_fd_ >= 0) ::close(read_fd_);
-    read_fd_ = -1;
-    reset_read_buffer();
+    close_read_file();
     buf_generation_ = gen;
     read_fd_ = ::open(segment_path(rnum).c_str(), O_RDONLY | O_CLOEXEC);
     if (read_fd_ < 0) {
@@ -631,14 +643,11 @@ DiskQueue::ReadStep DiskQueue::read_one(std::string& out, std::int64_t& bad_file
     if (rpos >= end) {
       std::lock_guard lock(mu_);
       if (generation_ != gen || read_file_num_ != rnum) return ReadStep::retry;
-      ::close(read_fd_);
-      read_fd_ = -1;
-      read_fd_num_ = -1;
-      reset_read_buffer();
+      close_read_file();
       ::unlink(segment_path(rnum).c_str());
       read_file_num_ = rnum + 1;
       read_pos_ = 0;
-      want_sync = true;
+      request_checkpoint_locked();  // never leave the checkpoint naming a deleted file
       return ReadStep::retry;
     }
   }
@@ -666,7 +675,6 @@ DiskQueue::ReadStep DiskQueue::read_one(std::string& out, std::int64_t& bad_file
   read_pos_ = rpos + 4 + len;
   --depth_;
   count_op_locked(1);
-  if (unsynced_ops_ >= options_.sync_every) want_sync = true;
   if (read_file_num_ == write_file_num_ && read_pos_ == write_pos_ && depth_ != 0) {
     log(LogLevel::error, "read reached write position with depth " + std::to_string(depth_) +
                              " - resetting to 0");
@@ -704,9 +712,7 @@ void DiskQueue::reset_read_buffer() {
 
 bool DiskQueue::wait_readable(std::chrono::milliseconds timeout) {
   std::unique_lock lock(mu_);
-  auto has_data = [&] {
-    return closed_ || read_file_num_ != write_file_num_ || read_pos_ != write_pos_;
-  };
+  auto has_data = [&] { return closed_ || has_data_locked(); };
   ++read_waiters_;
   bool ready = readable_cv_.wait_for(lock, timeout, has_data);
   --read_waiters_;
@@ -716,7 +722,7 @@ bool DiskQueue::wait_readable(std::chrono::milliseconds timeout) {
 void DiskQueue::notify_when_readable(std::function<void()> callback) {
   std::unique_lock lock(mu_);
   if (closed_) return;
-  if (read_file_num_ != write_file_num_ || read_pos_ != write_pos_) {
+  if (has_data_locked()) {
     lock.unlock();
     callback();
     return;
@@ -751,22 +757,39 @@ DiskQueue::Positions DiskQueue::positions() const {
 void DiskQueue::count_op_locked(std::int64_t n) {
   unsynced_ops_ += n;
   if (!timer_armed_) arm_timer_locked();
+  if (options_.sync_every > 1 && unsynced_ops_ >= options_.sync_every) {
+    request_checkpoint_locked();
+  }
 }
 
 void DiskQueue::arm_timer_locked() {
   if (closed_ || timer_armed_ || options_.sync_timeout.count() <= 0) return;
   timer_armed_ = true;
-  timer_id_ = scheduler_->schedule(SyncScheduler::Clock::now() + options_.sync_timeout,
-                                   [this] { on_timer(); });
+  timer_id_ = scheduler_->schedule(SyncScheduler::Clock::now() + options_.sync_timeout, [this] {
+    {
+      std::lock_guard lock(mu_);
+      timer_armed_ = false;
+      if (closed_ || unsynced_ops_ == 0) return;
+    }
+    checkpoint();
+  });
 }
 
-void DiskQueue::on_timer() {
-  {
-    std::lock_guard lock(mu_);
-    timer_armed_ = false;
-    if (closed_ || unsynced_ops_ == 0) return;
-  }
-  sync();
+void DiskQueue::request_checkpoint_locked() {
+  if (closed_ || checkpoint_requested_) return;
+  checkpoint_requested_ = true;
+  checkpoint_id_ = scheduler_->schedule(SyncScheduler::Clock::now(), [this] {
+    {
+      std::lock_guard lock(mu_);
+      checkpoint_requested_ = false;
+      if (closed_) return;
+    }
+    checkpoint();
+  });
+}
+
+bool DiskQueue::has_data_locked() const {
+  return read_file_num_ != write_file_num_ || read_pos_ != write_pos_;
 }
 
 void DiskQueue::log(LogLevel level, const std::string& text) const {

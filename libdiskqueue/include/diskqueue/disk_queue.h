@@ -44,8 +44,11 @@ struct Options {
   // treated as corruption when read. nsqd uses 26 and max-msg-size + 26.
   std::int32_t min_msg_size = 0;
   std::int32_t max_msg_size = 1024 * 1024 + 26;
-  // fsync + checkpoint after this many puts and reads together. 1 means every
-  // put returns only after its record is fsynced (concurrent puts share one).
+  // A checkpoint (fsync + meta file) runs in the background once this many
+  // puts and reads happened since the last one. 1 means more: every put
+  // returns only after its record is fsynced (concurrent puts share the
+  // fsync); the meta file then follows on sync_timeout, which is safe because
+  // reopening counts the records found past the checkpoint.
   std::int64_t sync_every = 2500;
   // ... and at the latest this long after the first unsynced operation.
   std::chrono::milliseconds sync_timeout{2000};
@@ -75,8 +78,9 @@ class DiskQueue {
   DiskQueue(const DiskQueue&) = delete;
   DiskQueue& operator=(const DiskQueue&) = delete;
 
-  // Appends one record. Returns once it is written to the segment file, and
-  // fsynced too when this put made a sync due. errc::invalid_size,
+  // Appends one record. Returns once it is written to the segment file; with
+  // sync_every == 1, once it is fsynced (concurrent puts share the fsync).
+  // Otherwise a due checkpoint runs in the background. errc::invalid_size,
   // errc::exiting, or the errno of a failed write (the queue stays usable).
   std::error_code put(std::string_view record);
 
@@ -107,7 +111,8 @@ class DiskQueue {
   // Records written and not yet read.
   std::int64_t depth() const;
 
-  // fsync the write segment and write the checkpoint now.
+  // fsync the write segment and write the checkpoint now: every record whose
+  // put returned before this call is durable when it returns.
   std::error_code sync();
 
   // Drops every record: deletes the segments and the meta file (*.bad files
@@ -131,8 +136,9 @@ class DiskQueue {
   std::filesystem::path meta_path() const;
 
  private:
-  enum class OpKind { put, sync, empty, close, remove, bad_segment };
+  enum class OpKind { put, empty, close, remove, bad_segment };
   struct Op;
+  struct File;  // an open segment, closed when the last user lets go
 
   explicit DiskQueue(Options options);
   std::error_code recover();
@@ -141,29 +147,31 @@ class DiskQueue {
   // (the leader) runs it, plus the puts queued behind it, then hands over.
   std::error_code submit(Op& op);
   void lead(std::unique_lock<std::mutex>& lock, Op& leader);
-  std::error_code write_group(std::span<Op* const> group, std::unique_lock<std::mutex>& lock);
-  std::error_code flush_staging(std::unique_lock<std::mutex>& lock, std::int64_t records,
-                                std::int64_t staged_start);
+  std::error_code write_group(std::unique_lock<std::mutex>& lock);
+  std::error_code flush_staging(std::unique_lock<std::mutex>& lock, std::int64_t records);
   std::error_code roll_segment(std::unique_lock<std::mutex>& lock);
-  std::error_code do_sync(std::unique_lock<std::mutex>& lock);
-  std::error_code write_meta(std::unique_lock<std::mutex>& lock);
   void do_empty(std::unique_lock<std::mutex>& lock);
   void do_bad_segment(std::unique_lock<std::mutex>& lock, std::int64_t file_num,
                       std::uint64_t generation);
   void close_files();
 
+  // Checkpoint: fdatasync the write segment, then write the meta file with
+  // the positions seen before the fsync. checkpoint_locked needs meta_mu_.
+  std::error_code checkpoint();
+  std::error_code checkpoint_locked();
+
   // Reader side; called with read_mu_ held.
   enum class ReadStep { record, empty, bad_segment, retry };
-  ReadStep read_one(std::string& out, std::int64_t& bad_file, std::uint64_t& bad_generation,
-                    bool& want_sync);
+  ReadStep read_one(std::string& out, std::int64_t& bad_file, std::uint64_t& bad_generation);
   bool fill_buffer(std::int64_t pos, std::size_t need, std::int64_t end);
   void reset_read_buffer();
-  void after_reader_moved(std::unique_lock<std::mutex>& lock);
+  void close_read_file();
 
   void count_op_locked(std::int64_t n);  // mu_ held
-  void arm_timer_locked();
-  void on_timer();
+  void arm_timer_locked();               // mu_ held
+  void request_checkpoint_locked();      // mu_ held: a checkpoint soon, off this thread
   void fire_readable(std::unique_lock<std::mutex>& lock);
+  bool has_data_locked() const;
   void log(LogLevel level, const std::string& text) const;
 
   const Options options_;
@@ -177,19 +185,27 @@ class DiskQueue {
   std::int64_t read_pos_ = 0;        // guarded by mu_
   std::int64_t write_file_num_ = 0;  // guarded by mu_, changed only by the leader
   std::int64_t write_pos_ = 0;       // guarded by mu_, changed only by the leader
+  std::shared_ptr<File> write_file_;  // guarded by mu_, changed only by the leader
   std::int64_t unsynced_ops_ = 0;    // guarded by mu_
   std::uint64_t generation_ = 0;     // guarded by mu_; bumped when files vanish under the reader
   bool closed_ = false;              // guarded by mu_
   bool timer_armed_ = false;         // guarded by mu_
+  bool checkpoint_requested_ = false;   // guarded by mu_
   SyncScheduler::TaskId timer_id_ = 0;  // guarded by mu_
+  SyncScheduler::TaskId checkpoint_id_ = 0;  // guarded by mu_
   std::function<void()> on_readable_;   // guarded by mu_
   int read_waiters_ = 0;                // guarded by mu_
   std::condition_variable readable_cv_;
 
+  // Serialises checkpoints with each other and with operations that delete
+  // files (empty, bad segment, close), so a late checkpoint never describes
+  // files that are gone. Lock order: leader role, read_mu_, meta_mu_, mu_.
+  std::mutex meta_mu_;
+  std::minstd_rand tmp_rand_;  // guarded by meta_mu_
+
   // Writer side: touched only by the current leader.
-  int write_fd_ = -1;
   std::string staging_;
-  std::minstd_rand tmp_rand_;
+  std::vector<Op*> group_;
 
   // Reader side: guarded by read_mu_.
   std::mutex read_mu_;

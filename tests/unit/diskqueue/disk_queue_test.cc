@@ -242,15 +242,40 @@ TEST(DiskQueue, TimedSyncWritesTheCheckpoint) {
   EXPECT_EQ(testutil::read_file(q->meta_path()), "1\n0,0\n0,7\n");
 }
 
-TEST(DiskQueue, SyncEveryOneWritesCheckpointOnEachPut) {
+TEST(DiskQueue, SyncWritesTheCheckpointOfEverythingPutBefore) {
   TempDir dir;
   auto o = make_options(dir);
   o.sync_every = 1;
+  o.sync_timeout = std::chrono::hours(1);
   auto q = open_queue(o);
   ASSERT_FALSE(q->put("abc"));
-  EXPECT_EQ(testutil::read_file(q->meta_path()), "1\n0,0\n0,7\n");
   ASSERT_FALSE(q->put("de"));
+  EXPECT_EQ(std::filesystem::file_size(q->segment_path(0)), 13u);
+  ASSERT_FALSE(q->sync());
   EXPECT_EQ(testutil::read_file(q->meta_path()), "2\n0,0\n0,13\n");
+}
+
+TEST(DiskQueue, ReopenWithoutCloseKeepsRecordsPastTheCheckpoint) {
+  TempDir dir;
+  auto o = make_options(dir);
+  o.sync_every = 1;
+  o.sync_timeout = std::chrono::hours(1);
+  {
+    auto q = open_queue(o);
+    ASSERT_FALSE(q->put("one"));
+    ASSERT_FALSE(q->sync());
+    ASSERT_FALSE(q->put("two"));
+    ASSERT_FALSE(q->put("three"));
+    // Leave without close: as if the process died here (remove() skips the
+    // checkpoint and keeps the files).
+    ASSERT_FALSE(q->remove());
+  }
+  auto q = open_queue(o);
+  EXPECT_EQ(q->depth(), 3);
+  EXPECT_EQ(*q->try_read(), "one");
+  EXPECT_EQ(*q->try_read(), "two");
+  EXPECT_EQ(*q->try_read(), "three");
+  EXPECT_FALSE(q->try_read());
 }
 
 TEST(DiskQueue, SharedSchedulerServesManyQueues) {
