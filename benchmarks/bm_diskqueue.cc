@@ -136,7 +136,7 @@ void queue_args(benchmark::internal::Benchmark* b) {
 BENCHMARK(BM_MachineSequentialWrite)->Unit(benchmark::kMillisecond)->UseRealTime();
 BENCHMARK(BM_MachineFsync)->UseRealTime();
 BENCHMARK(BM_Put)->Apply(queue_args)->Setup(setup_queue)->Teardown(teardown_queue)
-    ->Threads(1)->Threads(16)->UseRealTime();
+    ->Threads(1)->Threads(4)->Threads(16)->UseRealTime();
 BENCHMARK(BM_PutRead)->Apply(queue_args)->Setup(setup_queue)->Teardown(teardown_queue)
     ->Threads(1)->Threads(16)->UseRealTime();
 

@@ -15,6 +15,7 @@ namespace {
 
 constexpr std::size_t kReadChunk = 256 * 1024;
 constexpr std::size_t kMaxGroupBytes = 8 * 1024 * 1024;
+constexpr std::chrono::microseconds kMaxGather{1000};
 
 std::uint32_t get_u32be(const char* p) {
   auto b = reinterpret_cast<const unsigned char*>(p);
@@ -256,13 +257,13 @@ void DiskQueue::lead(std::unique_lock<std::mutex>& lock, Op& leader) {
     }
   }
 
-  std::shared_ptr<File> fsync_file;  // set when this group waits for an fsync
+  std::uint64_t durable_target = 0;  // set when this group waits for an fsync
   if (closed_) {
     leader.result = make_error_code(errc::exiting);
   } else {
     switch (leader.kind) {
       case OpKind::put:
-        if (!write_group(lock) && options_.sync_every <= 1) fsync_file = write_file_;
+        if (!write_group(lock) && options_.sync_every <= 1) durable_target = written_seq_;
         break;
       case OpKind::empty:
         do_empty(lock);
@@ -296,21 +297,14 @@ void DiskQueue::lead(std::unique_lock<std::mutex>& lock, Op& leader) {
     }
   }
 
-  // Hand the leader role on before fsyncing: the next group writes while
-  // this one's fsync runs, and concurrent fsyncs share the disk's flushes.
+  // Hand the leader role on before waiting for the fsync: the next group
+  // writes while this one waits, and one fsync then covers them all.
   std::vector<Op*> group;
   group.swap(group_);
   for (std::size_t i = 0; i < group.size(); ++i) ops_.pop_front();
   if (!ops_.empty()) ops_.front()->cv.notify_one();
-  if (fsync_file) {
-    lock.unlock();
-    std::error_code ec;
-    if (::fdatasync(fsync_file->fd) != 0) {
-      ec = file_io::errno_code();
-      log(LogLevel::error, "failed to sync " + fsync_file->path + " - " + ec_text(ec));
-    }
-    lock.lock();
-    if (ec) {
+  if (durable_target != 0) {
+    if (std::error_code ec = await_fsync(lock, durable_target, group.size())) {
       for (Op* op : group) op->result = ec;
     }
   }
@@ -318,6 +312,60 @@ void DiskQueue::lead(std::unique_lock<std::mutex>& lock, Op& leader) {
     op->done = true;
     if (op != &leader) op->cv.notify_one();
   }
+}
+
+// Returns once every record up to `target` (a written_seq_ value) is fsynced.
+// One waiter at a time runs the fsync for all; before it starts, it gives
+// the writers of the previous batch a moment to come back, because writers
+// that wait for durability put again as soon as they are released and would
+// otherwise always miss the next fsync by a hair (halving the batch).
+std::error_code DiskQueue::await_fsync(std::unique_lock<std::mutex>& lock, std::uint64_t target,
+                                       std::size_t waiters) {
+  fsync_waiters_ += waiters;
+  if (gathering_) sync_cv_.notify_all();
+  std::error_code result;
+  while (synced_seq_ < target) {
+    if (failed_seq_ >= target) {
+      result = failed_ec_;
+      break;
+    }
+    if (fsync_running_) {
+      sync_cv_.wait(lock);
+      continue;
+    }
+    fsync_running_ = true;
+    auto gather_until = std::chrono::steady_clock::now() + std::min(last_fsync_time_ / 2, kMaxGather);
+    gathering_ = true;
+    sync_cv_.wait_until(lock, gather_until, [&] { return fsync_waiters_ >= last_fsync_batch_; });
+    gathering_ = false;
+    std::uint64_t upto = written_seq_;
+    std::shared_ptr<File> file = write_file_;
+    std::size_t batch = fsync_waiters_;
+    lock.unlock();
+    auto started = std::chrono::steady_clock::now();
+    std::error_code ec;
+    if (file && ::fdatasync(file->fd) != 0) {
+      ec = file_io::errno_code();
+      log(LogLevel::error, "failed to sync " + file->path + " - " + ec_text(ec));
+    }
+    auto took = std::chrono::steady_clock::now() - started;
+    lock.lock();
+    last_fsync_time_ = std::chrono::duration_cast<std::chrono::microseconds>(took);
+    // The batch to wait for next time: the largest recent one, forgotten
+    // slowly, so batches grow to the number of writers and shrink when
+    // writers leave.
+    last_fsync_batch_ = std::max(batch, last_fsync_batch_ > 0 ? last_fsync_batch_ - 1 : 0);
+    if (ec) {
+      failed_seq_ = upto;
+      failed_ec_ = ec;
+    } else {
+      synced_seq_ = std::max(synced_seq_, upto);
+    }
+    fsync_running_ = false;
+    sync_cv_.notify_all();
+  }
+  fsync_waiters_ -= waiters;
+  return result;
 }
 
 // Runs with `lock` held on entry and exit; file I/O happens unlocked. Only the
@@ -402,6 +450,7 @@ std::error_code DiskQueue::flush_staging(std::unique_lock<std::mutex>& lock,
   lock.lock();
   write_pos_ = start + static_cast<std::int64_t>(staging_.size());
   depth_ += records;
+  written_seq_ += static_cast<std::uint64_t>(records);
   count_op_locked(records);
   fire_readable(lock);
   lock.unlock();

@@ -148,6 +148,8 @@ class DiskQueue {
   std::error_code submit(Op& op);
   void lead(std::unique_lock<std::mutex>& lock, Op& leader);
   std::error_code write_group(std::unique_lock<std::mutex>& lock);
+  std::error_code await_fsync(std::unique_lock<std::mutex>& lock, std::uint64_t target,
+                              std::size_t waiters);
   std::error_code flush_staging(std::unique_lock<std::mutex>& lock, std::int64_t records);
   std::error_code roll_segment(std::unique_lock<std::mutex>& lock);
   void do_empty(std::unique_lock<std::mutex>& lock);
@@ -194,6 +196,19 @@ class DiskQueue {
   SyncScheduler::TaskId timer_id_ = 0;  // guarded by mu_
   SyncScheduler::TaskId checkpoint_id_ = 0;  // guarded by mu_
   std::function<void()> on_readable_;   // guarded by mu_
+
+  // Durability of puts with sync_every == 1 (await_fsync); guarded by mu_.
+  std::uint64_t written_seq_ = 0;  // records written so far
+  std::uint64_t synced_seq_ = 0;   // records known fsynced
+  std::uint64_t failed_seq_ = 0;   // records whose fsync failed ...
+  std::error_code failed_ec_;      // ... with this error
+  bool fsync_running_ = false;
+  bool gathering_ = false;
+  std::size_t fsync_waiters_ = 0;
+  std::size_t last_fsync_batch_ = 0;
+  std::chrono::microseconds last_fsync_time_{0};
+  std::condition_variable sync_cv_;
+
   int read_waiters_ = 0;                // guarded by mu_
   std::condition_variable readable_cv_;
 
