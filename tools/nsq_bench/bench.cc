@@ -1,0 +1,284 @@
+#include "bench.h"
+
+#include <unistd.h>
+
+#include <algorithm>
+#include <memory>
+#include <optional>
+#include <thread>
+#include <vector>
+
+#include "loopback.h"
+#include "reader.h"
+#include "report.h"
+#include "writer.h"
+
+namespace nsq::bench {
+namespace {
+
+constexpr std::chrono::milliseconds kTick{50};
+
+// Bytes nsqd adds around a body in a delivered message frame: size, type
+// and the 26-byte message header. Turns the loopback figure into a ceiling
+// in messages/s for --size.
+constexpr double kDeliveryOverhead = 4 + 4 + 26;
+
+int run_loopback(const Options& o, std::ostream& out, std::ostream& err) {
+  auto r = measure_loopback(o.runfor);
+  if (!r) {
+    err << "nsq_bench: " << r.error() << '\n';
+    return 1;
+  }
+  const double secs = r->secs > 0 ? r->secs : 1e-9;
+  const double gib = static_cast<double>(r->bytes) / kGiB / secs;
+  const double msgs = static_cast<double>(r->bytes) / (o.size + kDeliveryOverhead) / secs;
+  out << "loopback: " << r->bytes << " bytes in " << format_fixed(r->secs, 3)
+      << "s: " << format_fixed(gib, 2)
+      << " GiB/s (one 64 KiB writer, one reader) = " << format_fixed(msgs, 0)
+      << " msgs/s of --size=" << o.size << " as delivery frames\n";
+  out << ResultLine("loopback-limit")
+             .add("bytes", r->bytes)
+             .add("secs", r->secs, 3)
+             .add("gib_per_sec", gib, 3)
+             .add("mb_per_sec", static_cast<double>(r->bytes) / kMiB / secs, 1)
+             .add("msgs_per_sec", msgs, 0)
+             .str()
+      << '\n';
+  return 0;
+}
+
+// Sums the live counters of all connections.
+struct Counters {
+  uint64_t published = 0;
+  uint64_t consumed = 0;
+};
+
+class NsqdBench {
+ public:
+  NsqdBench(const Options& o, Mode mode, std::ostream& out, std::ostream& err)
+      : o_(o),
+        mode_(mode),
+        out_(out),
+        err_(err),
+        n_writers_(mode == Mode::reader        ? 0
+                   : mode == Mode::pub_latency ? 1
+                                               : o.writers),
+        n_readers_(mode == Mode::reader || mode == Mode::both ? o.readers : 0),
+        control_(n_writers_ + n_readers_) {}
+
+  int run() {
+    start_threads();
+    control_.ready.wait();
+    if (auto e = control_.error()) return finish_with_error(*e);
+    control_.start = SteadyClock::now();
+    control_.start_realtime_ns = realtime_ns();
+    control_.go.count_down();
+    monitor();
+    control_.stop_writers = true;
+    control_.stop_readers = true;
+    for (auto& t : threads_) t.join();
+    if (auto e = control_.error()) {
+      err_ << "nsq_bench: " << *e << '\n';
+      return 1;
+    }
+    report();
+    return 0;
+  }
+
+ private:
+  void start_threads() {
+    WriterConfig wc;
+    wc.address = o_.nsqd_tcp_address;
+    wc.topic = o_.topic;
+    wc.batch_size = mode_ == Mode::pub_latency ? 1 : o_.batch_size;
+    wc.size = o_.size;
+    wc.pipeline = mode_ == Mode::pub_latency ? 1 : o_.pipeline;
+    wc.identify = o_.identify;
+    wc.stamp = o_.latency;
+    wc.rate = n_writers_ > 0 ? static_cast<double>(o_.rate) / n_writers_ : 0;
+    wc.drain = o_.drain;
+    for (int i = 0; i < n_writers_; ++i)
+      writers_.push_back(std::make_unique<Writer>(wc, control_, i));
+
+    ReaderConfig rc;
+    rc.address = o_.nsqd_tcp_address;
+    rc.topic = o_.topic;
+    rc.channel = o_.channel;
+    rc.rdy = o_.rdy;
+    rc.latency = o_.latency;
+    rc.identify.hostname = hostname();
+    rc.identify.output_buffer_size = o_.output_buffer_size;
+    rc.identify.output_buffer_timeout_ms =
+        o_.output_buffer_timeout < std::chrono::nanoseconds::zero()
+            ? -1
+            : std::chrono::duration_cast<std::chrono::milliseconds>(o_.output_buffer_timeout)
+                  .count();
+    for (int i = 0; i < n_readers_; ++i)
+      readers_.push_back(std::make_unique<Reader>(rc, control_, i));
+
+    for (auto& w : writers_) threads_.emplace_back(&Writer::run, w.get());
+    for (auto& r : readers_) threads_.emplace_back(&Reader::run, r.get());
+  }
+
+  static std::string hostname() {
+    char buf[256] = {};
+    if (::gethostname(buf, sizeof buf - 1) != 0) return "";
+    return buf;
+  }
+
+  int finish_with_error(const std::string& e) {
+    control_.go.count_down();  // the threads that did connect wait on it
+    for (auto& t : threads_) t.join();
+    err_ << "nsq_bench: " << e << '\n';
+    return 1;
+  }
+
+  Counters counters() const {
+    Counters c;
+    for (const auto& w : writers_) c.published += w->acked_messages();
+    for (const auto& r : readers_) c.consumed += r->messages();
+    return c;
+  }
+
+  // Decides when each side stops (see Options::idle_exit and drain) and
+  // prints the progress lines.
+  void monitor() {
+    const auto start = control_.start;
+    const auto run_end = start + o_.runfor;
+    std::optional<SteadyClock::time_point> writers_stopped;
+    uint64_t last_consumed = 0;
+    auto last_consumed_change = start;
+    Counters prev;
+    auto prev_at = start;
+    int second = 0;
+    for (auto tick = start + kTick;; tick += kTick) {
+      std::this_thread::sleep_until(tick);
+      const auto now = SteadyClock::now();
+      if (control_.error()) return;
+      if (n_writers_ > 0 && !writers_stopped && now >= run_end) {
+        control_.stop_writers = true;
+        writers_stopped = now;
+      }
+      const Counters c = counters();
+      if (c.consumed != last_consumed) {
+        last_consumed = c.consumed;
+        last_consumed_change = now;
+      }
+      if (o_.progress && now - prev_at >= std::chrono::seconds(1)) {
+        out_ << progress_line(++second, std::chrono::duration<double>(now - prev_at).count(),
+                              c.published - prev.published, c.consumed - prev.consumed, o_.size,
+                              n_writers_ > 0, n_readers_ > 0)
+             << std::endl;
+        prev = c;
+        prev_at = now;
+      }
+      const bool idle = now - last_consumed_change >= o_.idle_exit;
+      if (n_readers_ == 0) {
+        if (writers_stopped) return;
+      } else if (n_writers_ == 0) {
+        // Reader mode: the queue was filled before; stop when drained.
+        if (now >= run_end || (last_consumed > 0 && idle)) return;
+      } else if (writers_stopped && (idle || now >= *writers_stopped + o_.drain)) {
+        return;
+      }
+    }
+  }
+
+  double secs_until(SteadyClock::time_point last) const {
+    if (last <= control_.start) return 0;
+    return std::chrono::duration<double>(last - control_.start).count();
+  }
+
+  void report() {
+    ResultLine result(mode_name(mode_));
+    RoleSummary pub;
+    LatencyHistogram round_trips;
+    if (n_writers_ > 0) {
+      SteadyClock::time_point last{};
+      uint64_t unacked = 0;
+      for (const auto& w : writers_) {
+        pub.messages += w->acked_messages();
+        last = std::max(last, w->last_ack());
+        unacked += w->unacked_batches();
+        round_trips.merge(w->round_trips());
+      }
+      pub.connections = n_writers_;
+      pub.body_bytes = pub.messages * static_cast<uint64_t>(o_.size);
+      pub.secs = secs_until(last);
+      out_ << role_line(mode_ == Mode::pub_latency ? "pub-latency" : "writer", pub) << '\n';
+      out_ << "  "
+           << percentile_line(
+                  mode_ == Mode::pub_latency ? "PUB->OK round trip" : "request->OK round trip",
+                  round_trips)
+           << '\n';
+      if (unacked > 0) out_ << "  warning: " << unacked << " requests unanswered after --drain\n";
+      result.add_role("", pub);
+    }
+    RoleSummary sub;
+    LatencyHistogram latency;
+    if (n_readers_ > 0) {
+      SteadyClock::time_point last{};
+      uint64_t fin_failed = 0;
+      uint64_t stale = 0;
+      for (const auto& r : readers_) {
+        sub.messages += r->messages();
+        sub.body_bytes += r->body_bytes();
+        last = std::max(last, r->last_message());
+        fin_failed += r->fin_failed();
+        stale += r->stale();
+        latency.merge(r->latency());
+        if (r->rdy_clamped_to() > 0 && r == readers_.front()) {
+          out_ << "  note: --rdy lowered to the server's max_rdy_count " << r->rdy_clamped_to()
+               << '\n';
+        }
+      }
+      sub.connections = n_readers_;
+      sub.secs = secs_until(last);
+      out_ << role_line("reader", sub) << '\n';
+      if (o_.latency) {
+        out_ << "  " << percentile_line("publish->delivery latency", latency);
+        if (stale > 0) out_ << " (" << stale << " stale msgs from an earlier run ignored)";
+        out_ << '\n';
+      }
+      if (fin_failed > 0)
+        out_ << "  warning: " << fin_failed << " FINs failed (message timed out first)\n";
+      result.add_role(n_writers_ > 0 ? "read_" : "", sub);
+    }
+    if (mode_ == Mode::pub_latency) {
+      result.add_percentiles("", round_trips);
+    } else {
+      if (n_writers_ > 0) result.add_percentiles("rtt_", round_trips);
+      if (o_.latency) result.add_percentiles("", latency);
+    }
+    out_ << result.str() << '\n';
+  }
+
+  const Options& o_;
+  Mode mode_;
+  std::ostream& out_;
+  std::ostream& err_;
+  int n_writers_;
+  int n_readers_;
+  RunControl control_;
+  std::vector<std::unique_ptr<Writer>> writers_;
+  std::vector<std::unique_ptr<Reader>> readers_;
+  std::vector<std::thread> threads_;
+};
+
+}  // namespace
+
+int run_bench(const Options& options, Mode mode, std::ostream& out, std::ostream& err) {
+  out << "nsq_bench: " << describe(options) << '\n' << std::flush;
+  if (!options.deadline.empty()) {
+    // Before connecting: a long wait would otherwise miss heartbeats.
+    if (auto at = parse_deadline(options.deadline)) {
+      out << "nsq_bench: waiting until " << options.deadline << '\n' << std::flush;
+      std::this_thread::sleep_until(*at);
+    }
+  }
+  if (mode == Mode::loopback_limit) return run_loopback(options, out, err);
+  NsqdBench bench(options, mode, out, err);
+  return bench.run();
+}
+
+}  // namespace nsq::bench

@@ -1,0 +1,66 @@
+#include "frame_buffer.h"
+
+#include <algorithm>
+#include <cassert>
+#include <cstring>
+
+#include "nsq/endian.h"
+#include "nsq/error.h"
+
+namespace nsq::bench {
+
+FrameBuffer::FrameBuffer(std::size_t capacity, std::size_t max_frame_size)
+    : buf_(std::max(capacity, 2 * kMinFree)), max_frame_size_(max_frame_size) {}
+
+std::span<char> FrameBuffer::prepare() {
+  if (begin_ == end_) begin_ = end_ = 0;
+  const std::size_t want = std::max(need_, buffered() + kMinFree);
+  if (buf_.size() - begin_ < want || buf_.size() - end_ < kMinFree) {
+    // Slide the partial frame to the front; grow only when one frame (plus
+    // read room) does not fit at all.
+    std::memmove(buf_.data(), buf_.data() + begin_, buffered());
+    end_ -= begin_;
+    begin_ = 0;
+    if (buf_.size() < want) buf_.resize(want);
+  }
+  return {buf_.data() + end_, buf_.size() - end_};
+}
+
+void FrameBuffer::commit(std::size_t n) {
+  assert(end_ + n <= buf_.size());
+  end_ += n;
+}
+
+void FrameBuffer::put(std::string_view bytes) {
+  while (!bytes.empty()) {
+    const std::span<char> room = prepare();
+    const std::size_t n = std::min(room.size(), bytes.size());
+    std::memcpy(room.data(), bytes.data(), n);
+    commit(n);
+    bytes.remove_prefix(n);
+  }
+}
+
+std::optional<FrameView> FrameBuffer::next() {
+  if (error_ || buffered() < 4) return std::nullopt;
+  const char* p = buf_.data() + begin_;
+  const uint32_t size = get_u32be(p);
+  if (size < 4) {
+    error_ = errc::bad_frame;
+    return std::nullopt;
+  }
+  if (size > max_frame_size_) {
+    error_ = errc::frame_too_big;
+    return std::nullopt;
+  }
+  const std::size_t total = 4 + std::size_t{size};
+  if (buffered() < total) {
+    need_ = total;
+    return std::nullopt;
+  }
+  need_ = 0;
+  begin_ += total;
+  return FrameView{static_cast<FrameType>(get_i32be(p + 4)), std::string_view(p + 8, size - 4)};
+}
+
+}  // namespace nsq::bench

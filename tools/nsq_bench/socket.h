@@ -1,0 +1,63 @@
+#pragma once
+
+#include <chrono>
+#include <cstddef>
+#include <span>
+#include <string>
+#include <string_view>
+#include <tl/expected.hpp>
+
+namespace nsq::bench {
+
+// Errors here are text for the user ("connect 127.0.0.1:4150: Connection
+// refused"): the tool prints them and exits.
+template <class T>
+using Expected = tl::expected<T, std::string>;
+
+// read_some's error when the peer closed the connection (an EOF is an error
+// everywhere except at the end of the loopback measurement).
+inline constexpr std::string_view kPeerClosed = "connection closed by peer";
+
+// A blocking TCP socket (owner of the fd). Reads take a timeout so that the
+// connection threads can notice the stop flags.
+//
+// @par Thread Safety: none; one thread uses it at a time.
+class Socket {
+ public:
+  Socket() = default;
+  explicit Socket(int fd) noexcept : fd_(fd) {}
+  Socket(Socket&& other) noexcept : fd_(other.fd_) { other.fd_ = -1; }
+  Socket& operator=(Socket&& other) noexcept;
+  Socket(const Socket&) = delete;
+  Socket& operator=(const Socket&) = delete;
+  ~Socket();
+
+  int fd() const noexcept { return fd_; }
+  bool valid() const noexcept { return fd_ >= 0; }
+
+  Expected<void> write_all(std::string_view bytes);
+  // Up to buf.size() bytes; 0 when nothing came within timeout. The peer
+  // closing is the error kPeerClosed.
+  Expected<std::size_t> read_some(std::span<char> buf, std::chrono::nanoseconds timeout);
+  void shutdown_write() noexcept;
+
+ private:
+  int fd_ = -1;
+};
+
+// "host:port" or "[v6]:port", with TCP_NODELAY set (requests are small and
+// a reply is awaited, Nagle would add up to 40 ms).
+Expected<Socket> connect_tcp(std::string_view address);
+
+// A listening socket on 127.0.0.1 with a kernel-chosen port.
+struct Listener {
+  Socket socket;
+  int port = 0;
+};
+Expected<Listener> listen_loopback();
+Expected<Socket> accept_one(const Listener& listener);
+
+// Splits "host:port" / "[host]:port"; false if malformed.
+bool split_host_port(std::string_view address, std::string& host, std::string& port);
+
+}  // namespace nsq::bench
