@@ -161,3 +161,25 @@ test('heartbeats: a Writer with heartbeatInterval 1 s gets heartbeats, stays con
   assert.equal(closed, 0)
   assert.deepEqual(writer.errors.map(String), [])
 })
+
+test('heartbeats: a Reader that stops answering heartbeats is disconnected after ~2 intervals', {timeout: 20000}, async (t) => {
+  const nsqd = await h.startNsqd()
+  t.after(() => nsqd.kill())
+  const reader = await h.connectReader(nsqd, 'hb_topic', 'mute', {maxInFlight: 1, heartbeatInterval: 1}, () => {})
+  t.after(() => reader.close())
+  const conn = h.readerConnection(reader)
+  // Swallow the NOPs: nsqd sees no command after SUB/RDY.
+  const orig = conn.write.bind(conn)
+  const beats = []
+  conn.write = (data) => {
+    if (Buffer.from(data).toString() === 'NOP\n') beats.push(performance.now())
+    else orig(data)
+  }
+  const t0 = performance.now()
+  const closed = new Promise((resolve) => reader.once('nsqd_closed', resolve))
+  await h.withTimeout(closed, 6000, 'nsqd closing a connection that ignores heartbeats (2 × 1 s)')
+  const elapsed = performance.now() - t0
+  t.diagnostic(`disconnected after ${elapsed.toFixed(0)} ms, ${beats.length} heartbeats unanswered`)
+  assert.ok(elapsed >= 1500, `disconnected after only ${elapsed} ms`)
+  assert.ok(beats.length >= 1, 'at least one heartbeat was sent before the disconnect')
+})
