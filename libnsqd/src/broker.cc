@@ -1,0 +1,223 @@
+#include "broker.h"
+
+#include <spdlog/spdlog.h>
+
+#include <fstream>
+#include <iterator>
+
+#include "atomic_file.h"
+#include "metadata.h"
+#include "nsq/names.h"
+
+namespace nsq::nsqd {
+namespace {
+
+std::filesystem::path data_dir(const Options& o) {
+  return o.data_path.empty() ? std::filesystem::path(".") : std::filesystem::path(o.data_path);
+}
+
+int disk_threads() { return 4; }
+
+}  // namespace
+
+Broker::Broker(Options options, std::shared_ptr<spdlog::logger> log)
+    : options_(std::move(options)),
+      log_(std::move(log)),
+      disk_pool_(std::make_unique<WorkerPool>(disk_threads())),
+      deadlines_(std::make_unique<diskqueue::SyncScheduler>()),
+      disk_syncs_(std::make_shared<diskqueue::SyncScheduler>()),
+      ctx_{options_,
+           *log_,
+           *disk_pool_,
+           *deadlines_,
+           [this](std::error_code ec) { report_disk_result(ec); },
+           [this](const std::string& name) { return open_backend(name); },
+           [this] { schedule_metadata_save(); }} {}
+
+Broker::~Broker() {
+  deadlines_.reset();
+  disk_pool_.reset();
+}
+
+std::shared_ptr<diskqueue::DiskQueue> Broker::open_backend(const std::string& queue_name) {
+  diskqueue::Options o;
+  o.name = queue_name;
+  o.data_path = data_dir(options_);
+  o.max_bytes_per_file = options_.max_bytes_per_file;
+  o.min_msg_size = static_cast<std::int32_t>(kMessageHeaderSize);
+  o.max_msg_size = static_cast<std::int32_t>(options_.max_msg_size + kMessageHeaderSize);
+  o.sync_every = options_.sync_every;
+  o.sync_timeout = std::chrono::duration_cast<std::chrono::milliseconds>(options_.sync_timeout);
+  o.scheduler = disk_syncs_;
+  auto log = log_;
+  o.logger = [log](diskqueue::LogLevel level, std::string_view line) {
+    switch (level) {
+      case diskqueue::LogLevel::debug: log->debug("{}", line); break;
+      case diskqueue::LogLevel::info: log->info("{}", line); break;
+      case diskqueue::LogLevel::warn: log->warn("{}", line); break;
+      case diskqueue::LogLevel::error: log->error("{}", line); break;
+    }
+  };
+  auto queue = diskqueue::DiskQueue::open(std::move(o));
+  if (!queue) {
+    log_->error("failed to open disk queue {} in {} - {}", queue_name, data_dir(options_).string(),
+                queue.error().message());
+    return nullptr;
+  }
+  return std::shared_ptr<diskqueue::DiskQueue>(std::move(*queue));
+}
+
+std::shared_ptr<Topic> Broker::get_or_create_topic(const std::string& name) {
+  std::shared_ptr<Topic> topic;
+  {
+    std::lock_guard lock(mu_);
+    if (auto it = topics_.find(name); it != topics_.end()) return it->second;
+    if (closing_) return nullptr;
+    std::shared_ptr<diskqueue::DiskQueue> backend;
+    if (!is_ephemeral(name)) backend = open_backend(name);
+    topic = std::make_shared<Topic>(name, options_.node_id, ctx_, std::move(backend));
+    topics_.emplace(name, topic);
+  }
+  log_->info("TOPIC({}): created", name);
+  if (!topic->ephemeral()) schedule_metadata_save();
+  return topic;
+}
+
+std::shared_ptr<Topic> Broker::find_topic(const std::string& name) const {
+  std::lock_guard lock(mu_);
+  auto it = topics_.find(name);
+  return it == topics_.end() ? nullptr : it->second;
+}
+
+std::vector<std::shared_ptr<Topic>> Broker::topics() const {
+  std::lock_guard lock(mu_);
+  std::vector<std::shared_ptr<Topic>> out;
+  for (auto& [n, t] : topics_) out.push_back(t);
+  return out;
+}
+
+bool Broker::delete_topic(const std::string& name) {
+  std::shared_ptr<Topic> topic;
+  {
+    std::lock_guard lock(mu_);
+    auto it = topics_.find(name);
+    if (it == topics_.end()) return false;
+    topic = std::move(it->second);
+    topics_.erase(it);
+  }
+  log_->info("TOPIC({}): deleting", name);
+  topic->remove();
+  if (!topic->ephemeral()) schedule_metadata_save();
+  return true;
+}
+
+void Broker::client_left(const std::string& topic_name, const std::string& channel) {
+  auto topic = find_topic(topic_name);
+  if (!topic) return;
+  topic->delete_channel_if_unused(channel);
+  if (topic->ephemeral() && topic->channel_count() == 0) {
+    std::lock_guard lock(mu_);
+    if (closing_) return;
+    auto it = topics_.find(topic_name);
+    if (it == topics_.end() || it->second != topic || topic->channel_count() != 0) return;
+    topics_.erase(it);
+  }
+  if (topic->ephemeral() && topic->channel_count() == 0) {
+    log_->info("TOPIC({}): deleting ephemeral topic (no channels left)", topic_name);
+    topic->remove();
+  }
+}
+
+bool Broker::healthy() const {
+  std::lock_guard lock(health_mu_);
+  return health_error_.empty();
+}
+
+std::string Broker::health() const {
+  std::lock_guard lock(health_mu_);
+  return health_error_.empty() ? "OK" : "NOK - " + health_error_;
+}
+
+void Broker::report_disk_result(std::error_code ec) {
+  std::lock_guard lock(health_mu_);
+  health_error_ = ec ? ec.message() : std::string();
+}
+
+void Broker::schedule_metadata_save() {
+  {
+    std::lock_guard lock(mu_);
+    if (loading_ || closing_) return;
+  }
+  if (metadata_save_pending_.exchange(true)) return;
+  disk_pool_->submit([this] {
+    metadata_save_pending_ = false;
+    save_metadata();
+  });
+}
+
+std::error_code Broker::save_metadata() {
+  metadata::Topology topology;
+  for (const auto& topic : topics()) {
+    if (topic->ephemeral()) continue;
+    metadata::TopicEntry t{topic->name(), topic->paused(), {}};
+    for (const auto& ch : topic->channels()) {
+      if (ch->ephemeral()) continue;
+      t.channels.push_back({ch->name(), ch->paused()});
+    }
+    topology.topics.push_back(std::move(t));
+  }
+  std::lock_guard lock(metadata_mu_);
+  auto path = data_dir(options_) / "nsqd.dat";
+  std::error_code ec = write_file_atomically(path, metadata::encode(topology));
+  if (ec) log_->error("failed to persist metadata {} - {}", path.string(), ec.message());
+  return ec;
+}
+
+std::error_code Broker::load_metadata() {
+  auto path = data_dir(options_) / "nsqd.dat";
+  std::ifstream in(path, std::ios::binary);
+  if (!in) return {};  // fresh start
+  std::string text{std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>()};
+  auto topology = metadata::decode(text);
+  if (!topology) {
+    log_->critical("failed to parse metadata in {} - {}", path.string(), topology.error());
+    return std::make_error_code(std::errc::invalid_argument);
+  }
+  {
+    std::lock_guard lock(mu_);
+    loading_ = true;
+  }
+  for (const auto& t : topology->topics) {
+    if (!is_valid_topic_name(t.name)) {
+      log_->warn("skipping creation of invalid topic {}", t.name);
+      continue;
+    }
+    auto topic = get_or_create_topic(t.name);
+    if (!topic) continue;
+    if (t.paused) topic->pause();
+    for (const auto& c : t.channels) {
+      if (!is_valid_channel_name(c.name)) {
+        log_->warn("skipping creation of invalid channel {}", c.name);
+        continue;
+      }
+      auto channel = topic->get_or_create_channel(c.name);
+      if (channel && c.paused) channel->pause();
+    }
+  }
+  {
+    std::lock_guard lock(mu_);
+    loading_ = false;
+  }
+  return save_metadata();
+}
+
+void Broker::close() {
+  {
+    std::lock_guard lock(mu_);
+    closing_ = true;
+  }
+  save_metadata();
+  for (const auto& topic : topics()) topic->close_for_shutdown();
+}
+
+}  // namespace nsq::nsqd

@@ -1,0 +1,714 @@
+#include "client_conn.h"
+
+#include <boost/asio/co_spawn.hpp>
+#include <boost/asio/detached.hpp>
+#include <boost/asio/post.hpp>
+#include <boost/asio/read.hpp>
+#include <boost/asio/redirect_error.hpp>
+#include <boost/asio/use_awaitable.hpp>
+#include <boost/asio/write.hpp>
+#include <spdlog/spdlog.h>
+
+#include <algorithm>
+#include <cstring>
+
+#include "broker.h"
+#include "conn_registry.h"
+#include "nsq/endian.h"
+#include "nsq/flags/go_strconv.h"
+#include "nsq/frame.h"
+#include "nsq/mpub.h"
+#include "nsq/names.h"
+#include "nsq/parse.h"
+#include "worker_pool.h"
+
+namespace nsq::nsqd {
+
+namespace asio = boost::asio;
+using asio::awaitable;
+using asio::use_awaitable;
+using Clock = std::chrono::steady_clock;
+
+namespace {
+
+constexpr std::size_t kMaxLine = 16 * 1024;  // NSQ's bufio reader size
+constexpr std::size_t kReadChunk = 64 * 1024;
+constexpr std::size_t kMaxPumpBatch = 256;
+constexpr std::string_view kMagicV2 = "  V2";
+
+std::string endpoint_text(const asio::ip::tcp::socket& s) {
+  boost::system::error_code ec;
+  auto ep = s.remote_endpoint(ec);
+  if (ec) return "unknown";
+  return ep.address().to_string() + ":" + std::to_string(ep.port());
+}
+
+std::chrono::milliseconds ms(std::int64_t v) { return std::chrono::milliseconds(v); }
+
+}  // namespace
+
+ClientConn::ClientConn(asio::ip::tcp::socket socket, Broker& broker, ConnRegistry& registry)
+    : socket_(std::move(socket)),
+      broker_(broker),
+      registry_(registry),
+      id_(broker.next_client_id()),
+      remote_(endpoint_text(socket_)),
+      write_signal_(socket_.get_executor(), Clock::time_point::max()),
+      watchdog_timer_(socket_.get_executor()) {
+  const Options& o = broker.options();
+  settings_.heartbeat_interval_ms = 30000;
+  settings_.output_buffer_size = 16384;
+  settings_.output_buffer_timeout_ms =
+      std::chrono::duration_cast<std::chrono::milliseconds>(o.output_buffer_timeout).count();
+  settings_.msg_timeout_ms =
+      std::chrono::duration_cast<std::chrono::milliseconds>(o.msg_timeout).count();
+  settings_.client_id = remote_.substr(0, remote_.rfind(':'));
+  settings_.hostname = settings_.client_id;
+  boost::system::error_code ec;
+  socket_.set_option(asio::ip::tcp::no_delay(true), ec);
+}
+
+ClientConn::~ClientConn() = default;
+
+void ClientConn::start() {
+  registry_.add(id_, weak_from_this());
+  broker_.log().info("TCP: new client({})", remote_);
+  auto now = Clock::now();
+  read_deadline_ = now + 2 * ms(settings_.heartbeat_interval_ms);
+  next_heartbeat_ = now + ms(settings_.heartbeat_interval_ms);
+  auto self = shared_from_this();
+  asio::co_spawn(socket_.get_executor(), [self]() { return self->read_loop(); }, asio::detached);
+  asio::co_spawn(socket_.get_executor(), [self]() { return self->write_loop(); }, asio::detached);
+  asio::co_spawn(socket_.get_executor(), [self]() { return self->watchdog(); }, asio::detached);
+}
+
+void ClientConn::close() {
+  asio::post(socket_.get_executor(), [self = shared_from_this()] {
+    if (self->closing_) return;
+    self->closing_ = true;
+    boost::system::error_code ec;
+    self->socket_.shutdown(asio::ip::tcp::socket::shutdown_receive, ec);
+    self->write_signal_.cancel();
+  });
+}
+
+void ClientConn::wake() {
+  if (wake_pending_.exchange(true)) return;
+  asio::post(socket_.get_executor(), [self = shared_from_this()] {
+    self->wake_pending_ = false;
+    self->pump();
+  });
+}
+
+// ---------------------------------------------------------------------------
+// Reading
+
+std::string_view ClientConn::buffered() const noexcept {
+  return {in_.data() + in_start_, in_end_ - in_start_};
+}
+
+void ClientConn::consume(std::size_t n) noexcept {
+  in_start_ += n;
+  if (in_start_ == in_end_) in_start_ = in_end_ = 0;
+}
+
+awaitable<bool> ClientConn::fill(std::size_t n) {
+  while (in_end_ - in_start_ < n) {
+    if (closing_) co_return false;
+    if (in_start_ > 0 && (in_.size() - in_end_ < kReadChunk || in_.size() - in_start_ < n)) {
+      std::memmove(in_.data(), in_.data() + in_start_, in_end_ - in_start_);
+      in_end_ -= in_start_;
+      in_start_ = 0;
+    }
+    std::size_t want = std::max(n - (in_end_ - in_start_), kReadChunk);
+    if (in_.size() < in_end_ + want) in_.resize(in_end_ + want);
+    boost::system::error_code ec;
+    std::size_t got = co_await socket_.async_read_some(
+        asio::buffer(in_.data() + in_end_, in_.size() - in_end_),
+        asio::redirect_error(use_awaitable, ec));
+    if (ec) co_return false;
+    in_end_ += got;
+    if (settings_.heartbeat_interval_ms > 0) {
+      read_deadline_ = Clock::now() + 2 * ms(settings_.heartbeat_interval_ms);
+    }
+  }
+  co_return true;
+}
+
+awaitable<std::optional<std::int32_t>> ClientConn::read_size() {
+  if (!co_await fill(4)) co_return std::nullopt;
+  std::int32_t size = get_i32be(in_.data() + in_start_);
+  consume(4);
+  co_return size;
+}
+
+awaitable<void> ClientConn::read_loop() {
+  if (co_await fill(kMagicV2.size())) {
+    if (buffered().substr(0, 4) != kMagicV2) {
+      broker_.log().error("client({}) bad protocol magic '{}'", remote_,
+                          std::string(buffered().substr(0, 4)));
+      fatal("E_BAD_PROTOCOL", "");
+    } else {
+      consume(4);
+      for (;;) {
+        std::string_view data = buffered();
+        std::size_t nl = data.substr(0, kMaxLine).find('\n');
+        if (nl == std::string_view::npos) {
+          if (data.size() >= kMaxLine) break;  // line too long: NSQ closes silently
+          // Everything complete is done: deliver before waiting for more.
+          if (pump_needed_) {
+            pump_needed_ = false;
+            pump();
+          }
+          if (!co_await fill(data.size() + 1)) break;
+          continue;
+        }
+        line_.assign(data.data(), nl);
+        consume(nl + 1);
+        if (!line_.empty() && line_.back() == '\r') line_.pop_back();
+        Params params;
+        std::string_view rest = line_;
+        std::string_view name = rest.substr(0, rest.find(' '));
+        if (name.size() < rest.size()) {
+          rest.remove_prefix(name.size() + 1);
+          for (;;) {
+            std::size_t sp = rest.find(' ');
+            params.push_back(rest.substr(0, sp));
+            if (sp == std::string_view::npos) break;
+            rest.remove_prefix(sp + 1);
+          }
+        }
+        if (!co_await dispatch(name, params)) break;
+      }
+    }
+  }
+  shut_down();
+}
+
+// ---------------------------------------------------------------------------
+// Writing
+
+void ClientConn::queue_bytes() { write_signal_.cancel_one(); }
+
+void ClientConn::send_response(std::string_view data) {
+  append_frame(out_, FrameType::response, data);
+  queue_bytes();
+}
+
+bool ClientConn::send_error(const ProtocolError& error) {
+  append_error_frame(out_, error);
+  queue_bytes();
+  if (error.fatal) {
+    broker_.log().error("[{}] {}", remote_, error.render());
+    closing_ = true;
+  }
+  return !error.fatal;
+}
+
+bool ClientConn::fatal(std::string_view code, std::string text) {
+  return send_error(fatal_error(code, text));
+}
+
+awaitable<void> ClientConn::write_loop() {
+  for (;;) {
+    if (out_.empty()) {
+      if (closing_) break;
+      boost::system::error_code ec;
+      write_signal_.expires_at(Clock::time_point::max());
+      co_await write_signal_.async_wait(asio::redirect_error(use_awaitable, ec));
+      continue;
+    }
+    writing_.swap(out_);
+    out_.clear();
+    write_in_flight_ = true;
+    write_started_ = Clock::now();
+    boost::system::error_code ec;
+    co_await asio::async_write(socket_, asio::buffer(writing_),
+                               asio::redirect_error(use_awaitable, ec));
+    write_in_flight_ = false;
+    writing_.clear();
+    if (ec) {
+      closing_ = true;
+      break;
+    }
+    if (pump_after_write_) {
+      pump_after_write_ = false;
+      pump();
+    }
+  }
+  closed_ = true;
+  boost::system::error_code ec;
+  socket_.shutdown(asio::ip::tcp::socket::shutdown_both, ec);
+  socket_.close(ec);
+  watchdog_timer_.cancel();
+}
+
+// Read and write deadlines and heartbeats, on one timer.
+awaitable<void> ClientConn::watchdog() {
+  while (!closed_) {
+    auto now = Clock::now();
+    std::int64_t hb = settings_.heartbeat_interval_ms;
+    if (hb > 0) {
+      if (now >= read_deadline_ && !closing_) {
+        broker_.log().error("[{}] IO error - read deadline of {}ms passed", remote_, 2 * hb);
+        closing_ = true;
+        boost::system::error_code ec;
+        socket_.close(ec);  // no error frame: the client is gone
+        write_signal_.cancel();
+        break;
+      }
+      if (write_in_flight_ && now >= write_started_ + ms(hb)) {
+        broker_.log().error("[{}] IO error - write deadline of {}ms passed", remote_, hb);
+        closing_ = true;
+        boost::system::error_code ec;
+        socket_.close(ec);
+        break;
+      }
+      if (now >= next_heartbeat_) {
+        send_response("_heartbeat_");
+        next_heartbeat_ = now + ms(hb);
+      }
+    }
+    auto wake = Clock::now() + std::chrono::seconds(1);
+    if (hb > 0) {
+      wake = std::min({read_deadline_, next_heartbeat_,
+                       write_in_flight_ ? write_started_ + ms(hb) : Clock::time_point::max()});
+      wake = std::max(wake, Clock::now() + std::chrono::milliseconds(1));
+    }
+    watchdog_timer_.expires_at(wake);
+    boost::system::error_code ec;
+    co_await watchdog_timer_.async_wait(asio::redirect_error(use_awaitable, ec));
+  }
+}
+
+void ClientConn::shut_down() {
+  closing_ = true;
+  write_signal_.cancel();
+  leave_channel();
+  registry_.remove(id_);
+  broker_.log().info("PROTOCOL(V2): [{}] exiting ioloop", remote_);
+}
+
+void ClientConn::leave_channel() {
+  if (!channel_) return;
+  channel_->remove_client(id_);
+  std::string topic = channel_->topic_name(), channel = channel_->name();
+  channel_.reset();
+  topic_.reset();
+  broker_.client_left(topic, channel);
+}
+
+// ---------------------------------------------------------------------------
+// Delivery
+
+void ClientConn::pump() {
+  if (state_ != State::subscribed || !channel_ || closing_ || rdy_ <= 0) return;
+  if (write_in_flight_ && out_.size() >= static_cast<std::size_t>(std::max<std::int64_t>(
+                                            settings_.output_buffer_size, 16384))) {
+    pump_after_write_ = true;  // the socket is behind: wait for it
+    return;
+  }
+  batch_.clear();
+  channel_->take(id_, rdy_, kMaxPumpBatch, static_cast<int>(settings_.sample_rate),
+                 std::chrono::milliseconds(settings_.msg_timeout_ms), batch_);
+  if (batch_.empty()) return;
+  for (const QueuedMessage& m : batch_) {
+    append_message_frame(out_, MessageHeader{m.msg->timestamp(), m.attempts, m.msg->id()},
+                         m.msg->body());
+  }
+  message_count_ += batch_.size();
+  if (batch_.size() == kMaxPumpBatch) pump_after_write_ = true;  // there may be more
+  batch_.clear();
+  queue_bytes();
+}
+
+void ClientConn::submit_spill(DiskWrites spill) {
+  if (spill.empty()) return;
+  auto writes = std::make_shared<DiskWrites>(std::move(spill));
+  Broker* broker = &broker_;
+  broker_.disk_pool().submit(
+      [writes, broker] { broker->report_disk_result(perform_disk_writes(*writes)); });
+}
+
+// ---------------------------------------------------------------------------
+// Commands
+
+awaitable<bool> ClientConn::dispatch(std::string_view name, const Params& params) {
+  if (name == "FIN") co_return cmd_fin(params);
+  if (name == "RDY") co_return cmd_rdy(params);
+  if (name == "REQ") co_return cmd_req(params);
+  if (name == "PUB") co_return co_await cmd_pub(params);
+  if (name == "MPUB") co_return co_await cmd_mpub(params);
+  if (name == "DPUB") co_return co_await cmd_dpub(params);
+  if (name == "NOP") co_return true;
+  if (name == "TOUCH") co_return cmd_touch(params);
+  if (name == "SUB") co_return cmd_sub(params);
+  if (name == "CLS") co_return cmd_cls(params);
+  if (name == "IDENTIFY") co_return co_await cmd_identify(params);
+  if (name == "AUTH") co_return co_await cmd_auth(params);
+  co_return fatal("E_INVALID", "invalid command " + std::string(name));
+}
+
+awaitable<bool> ClientConn::cmd_identify(const Params&) {
+  if (state_ != State::init) co_return fatal("E_INVALID", "cannot IDENTIFY in current state");
+  auto size = co_await read_size();
+  if (!size) co_return fatal("E_BAD_BODY", "IDENTIFY failed to read body size");
+  const Options& o = broker_.options();
+  if (*size > o.max_body_size) {
+    co_return fatal("E_BAD_BODY", "IDENTIFY body too big " + std::to_string(*size) + " > " +
+                                      std::to_string(o.max_body_size));
+  }
+  if (*size <= 0) {
+    co_return fatal("E_BAD_BODY", "IDENTIFY invalid body size " + std::to_string(*size));
+  }
+  if (!co_await fill(static_cast<std::size_t>(*size))) {
+    co_return fatal("E_BAD_BODY", "IDENTIFY failed to read body");
+  }
+  std::string body(buffered().substr(0, static_cast<std::size_t>(*size)));
+  consume(body.size());
+
+  using std::chrono::duration_cast;
+  using std::chrono::milliseconds;
+  IdentifyLimits limits;
+  limits.max_heartbeat_interval_ms = duration_cast<milliseconds>(o.max_heartbeat_interval).count();
+  limits.default_output_buffer_timeout_ms =
+      duration_cast<milliseconds>(o.output_buffer_timeout).count();
+  limits.min_output_buffer_timeout_ms =
+      duration_cast<milliseconds>(o.min_output_buffer_timeout).count();
+  limits.max_output_buffer_timeout_ms =
+      duration_cast<milliseconds>(o.max_output_buffer_timeout).count();
+  limits.max_output_buffer_size = o.max_output_buffer_size;
+  limits.default_msg_timeout_ms = duration_cast<milliseconds>(o.msg_timeout).count();
+  limits.max_msg_timeout_ms = duration_cast<milliseconds>(o.max_msg_timeout).count();
+  limits.max_deflate_level = o.max_deflate_level;
+  limits.max_rdy_count = o.max_rdy_count;
+  // TLS, snappy, deflate and AUTH are negotiated once they are implemented.
+  limits.deflate_enabled = false;
+  limits.snappy_enabled = false;
+  limits.tls_available = false;
+  limits.auth_required = false;
+
+  auto negotiated = negotiate_identify_json(body, limits);
+  if (!negotiated) co_return send_error(negotiated.error());
+  settings_ = std::move(*negotiated);
+  auto now = Clock::now();
+  if (settings_.heartbeat_interval_ms > 0) {
+    read_deadline_ = now + 2 * ms(settings_.heartbeat_interval_ms);
+    next_heartbeat_ = now + ms(settings_.heartbeat_interval_ms);
+    watchdog_timer_.cancel();  // re-plan with the new interval
+  }
+  if (settings_.feature_negotiation) {
+    send_response(identify_response_json(settings_, limits));
+  } else {
+    send_response("OK");
+  }
+  co_return true;
+}
+
+awaitable<bool> ClientConn::cmd_auth(const Params& params) {
+  if (state_ != State::init) co_return fatal("E_INVALID", "cannot AUTH in current state");
+  if (!params.empty()) co_return fatal("E_INVALID", "AUTH invalid number of parameters");
+  auto size = co_await read_size();
+  if (!size) co_return fatal("E_BAD_BODY", "AUTH failed to read body size");
+  const Options& o = broker_.options();
+  if (*size > o.max_body_size) {
+    co_return fatal("E_BAD_BODY", "AUTH body too big " + std::to_string(*size) + " > " +
+                                      std::to_string(o.max_body_size));
+  }
+  if (*size <= 0) co_return fatal("E_BAD_BODY", "AUTH invalid body size " + std::to_string(*size));
+  if (!co_await fill(static_cast<std::size_t>(*size))) {
+    co_return fatal("E_BAD_BODY", "AUTH failed to read body");
+  }
+  consume(static_cast<std::size_t>(*size));
+  co_return fatal("E_AUTH_DISABLED", "AUTH disabled");
+}
+
+// Reads one message body after its size field, with PUB/DPUB's checks.
+awaitable<bool> ClientConn::cmd_pub(const Params& params) {
+  if (params.empty()) co_return fatal("E_INVALID", "PUB insufficient number of parameters");
+  std::string topic(params[0]);
+  if (!is_valid_topic_name(topic)) {
+    co_return fatal("E_BAD_TOPIC", "PUB topic name " + flags::go_quote(topic) + " is not valid");
+  }
+  auto size = co_await read_size();
+  if (!size) co_return fatal("E_BAD_MESSAGE", "PUB failed to read message body size");
+  const Options& o = broker_.options();
+  if (*size <= 0) {
+    co_return fatal("E_BAD_MESSAGE", "PUB invalid message body size " + std::to_string(*size));
+  }
+  if (*size > o.max_msg_size) {
+    co_return fatal("E_BAD_MESSAGE", "PUB message too big " + std::to_string(*size) + " > " +
+                                         std::to_string(o.max_msg_size));
+  }
+  if (!co_await fill(static_cast<std::size_t>(*size))) {
+    co_return fatal("E_BAD_MESSAGE", "PUB failed to read message body");
+  }
+  // (Locals rather than temporaries in the co_await: GCC 12 miscompiles a
+  // braced list there.)
+  std::vector<std::string_view> bodies(1, buffered().substr(0, static_cast<std::size_t>(*size)));
+  std::string_view cmd = "PUB";
+  bool ok = co_await publish(cmd, topic, std::move(bodies), std::chrono::milliseconds(0));
+  consume(static_cast<std::size_t>(*size));
+  co_return ok;
+}
+
+awaitable<bool> ClientConn::cmd_dpub(const Params& params) {
+  if (params.size() < 2) co_return fatal("E_INVALID", "DPUB insufficient number of parameters");
+  std::string topic(params[0]);
+  if (!is_valid_topic_name(topic)) {
+    co_return fatal("E_BAD_TOPIC", "DPUB topic name " + flags::go_quote(topic) + " is not valid");
+  }
+  auto defer = parse_decimal_digits(params[1]);
+  if (!defer) {
+    co_return fatal("E_INVALID", "DPUB could not parse timeout " + std::string(params[1]));
+  }
+  const Options& o = broker_.options();
+  auto max_ms = std::chrono::duration_cast<std::chrono::milliseconds>(o.max_req_timeout).count();
+  if (*defer > static_cast<std::uint64_t>(max_ms)) {
+    co_return fatal("E_INVALID", "DPUB timeout " + std::to_string(*defer) + " out of range 0-" +
+                                     std::to_string(max_ms));
+  }
+  auto size = co_await read_size();
+  if (!size) co_return fatal("E_BAD_MESSAGE", "DPUB failed to read message body size");
+  if (*size <= 0) {
+    co_return fatal("E_BAD_MESSAGE", "DPUB invalid message body size " + std::to_string(*size));
+  }
+  if (*size > o.max_msg_size) {
+    co_return fatal("E_BAD_MESSAGE", "DPUB message too big " + std::to_string(*size) + " > " +
+                                         std::to_string(o.max_msg_size));
+  }
+  if (!co_await fill(static_cast<std::size_t>(*size))) {
+    co_return fatal("E_BAD_MESSAGE", "DPUB failed to read message body");
+  }
+  std::vector<std::string_view> bodies(1, buffered().substr(0, static_cast<std::size_t>(*size)));
+  std::string_view cmd = "DPUB";
+  auto delay = std::chrono::milliseconds(static_cast<std::int64_t>(*defer));
+  bool ok = co_await publish(cmd, topic, std::move(bodies), delay);
+  consume(static_cast<std::size_t>(*size));
+  co_return ok;
+}
+
+awaitable<bool> ClientConn::cmd_mpub(const Params& params) {
+  if (params.empty()) co_return fatal("E_INVALID", "MPUB insufficient number of parameters");
+  std::string topic(params[0]);
+  if (!is_valid_topic_name(topic)) {
+    // v1.3.0 really repeats the code in the text.
+    co_return fatal("E_BAD_TOPIC",
+                    "E_BAD_TOPIC MPUB topic name " + flags::go_quote(topic) + " is not valid");
+  }
+  // NSQ creates the topic before reading the body.
+  if (!broker_.get_or_create_topic(topic)) co_return fatal("E_MPUB_FAILED", "MPUB failed exiting");
+  auto size = co_await read_size();
+  if (!size) co_return fatal("E_BAD_BODY", "MPUB failed to read body size");
+  const Options& o = broker_.options();
+  if (*size <= 0) co_return fatal("E_BAD_BODY", "MPUB invalid body size " + std::to_string(*size));
+  if (*size > o.max_body_size) {
+    co_return fatal("E_BAD_BODY", "MPUB body too big " + std::to_string(*size) + " > " +
+                                      std::to_string(o.max_body_size));
+  }
+  if (!co_await fill(static_cast<std::size_t>(*size))) {
+    co_return fatal("E_BAD_BODY", "MPUB failed to read message count");
+  }
+  std::string_view body = buffered().substr(0, static_cast<std::size_t>(*size));
+  auto messages = parse_mpub_body(body, MpubLimits{o.max_msg_size, o.max_body_size});
+  if (!messages) co_return send_error(messages.error());
+  std::string_view cmd = "MPUB";
+  bool ok = co_await publish(cmd, topic, std::move(*messages), std::chrono::milliseconds(0));
+  consume(static_cast<std::size_t>(*size));
+  co_return ok;
+}
+
+// Publishes bodies that point into the read buffer: it is not touched until
+// this returns, because the read loop waits for it.
+awaitable<bool> ClientConn::publish(std::string_view cmd, const std::string& topic_name,
+                                    std::vector<std::string_view> bodies,
+                                    std::chrono::milliseconds defer) {
+  std::string failed = "E_" + std::string(cmd) + "_FAILED";
+  auto topic = broker_.get_or_create_topic(topic_name);
+  if (!topic) co_return fatal(failed, std::string(cmd) + " failed exiting");
+  DiskWrites spill;
+  if (std::error_code ec = topic->publish(bodies, defer, spill)) {
+    co_return fatal(failed, std::string(cmd) + " failed " + ec.message());
+  }
+  if (!spill.empty()) {
+    // The OK waits for the disk: hand the write to the disk pool and resume
+    // here when it is done.
+    struct Wait {
+      explicit Wait(asio::any_io_executor ex) : timer(ex, Clock::time_point::max()) {}
+      asio::steady_timer timer;
+      bool done = false;
+      std::error_code ec;
+      DiskWrites spill;
+    };
+    auto wait = std::make_shared<Wait>(socket_.get_executor());
+    wait->spill = std::move(spill);
+    auto executor = socket_.get_executor();
+    broker_.disk_pool().submit([wait, executor] {
+      std::error_code ec = perform_disk_writes(wait->spill);
+      asio::post(executor, [wait, ec] {
+        wait->ec = ec;
+        wait->done = true;
+        wait->timer.cancel();
+      });
+    });
+    while (!wait->done) {
+      boost::system::error_code ignored;
+      co_await wait->timer.async_wait(asio::redirect_error(use_awaitable, ignored));
+    }
+    broker_.report_disk_result(wait->ec);
+    if (wait->ec) co_return fatal(failed, std::string(cmd) + " failed " + wait->ec.message());
+  }
+  send_response("OK");
+  co_return true;
+}
+
+bool ClientConn::cmd_sub(const Params& params) {
+  if (state_ != State::init) return fatal("E_INVALID", "cannot SUB in current state");
+  if (settings_.heartbeat_interval_ms <= 0) {
+    return fatal("E_INVALID", "cannot SUB with heartbeats disabled");
+  }
+  if (params.size() < 2) return fatal("E_INVALID", "SUB insufficient number of parameters");
+  std::string topic_name(params[0]), channel_name(params[1]);
+  if (!is_valid_topic_name(topic_name)) {
+    return fatal("E_BAD_TOPIC", "SUB topic name " + flags::go_quote(topic_name) + " is not valid");
+  }
+  if (!is_valid_channel_name(channel_name)) {
+    return fatal("E_BAD_CHANNEL",
+                 "SUB channel name " + flags::go_quote(channel_name) + " is not valid");
+  }
+  // An ephemeral topic or channel may be going away right now: try twice.
+  for (int attempt = 0; attempt < 2; ++attempt) {
+    auto topic = broker_.get_or_create_topic(topic_name);
+    if (!topic) return fatal("E_SUB_FAILED", "SUB failed exiting");
+    auto channel = topic->get_or_create_channel(channel_name);
+    if (!channel) continue;
+    switch (channel->add_client(id_, weak_from_this())) {
+      case Channel::AddResult::ok:
+        topic_ = std::move(topic);
+        channel_ = std::move(channel);
+        state_ = State::subscribed;
+        send_response("OK");
+        return true;
+      case Channel::AddResult::too_many_consumers:
+        return fatal("E_SUB_FAILED", "SUB failed consumers for " + topic_name + ":" +
+                                         channel_name + " exceeds limit of " +
+                                         std::to_string(broker_.options().max_channel_consumers));
+      case Channel::AddResult::exiting:
+        continue;
+    }
+  }
+  return fatal("E_SUB_FAILED", "SUB failed to deleted topic/channel");
+}
+
+bool ClientConn::cmd_rdy(const Params& params) {
+  if (state_ == State::closing) return true;  // ignored, as NSQ does
+  if (state_ != State::subscribed) return fatal("E_INVALID", "cannot RDY in current state");
+  std::int64_t count = 1;
+  if (!params.empty()) {
+    auto parsed = parse_decimal_digits(params[0]);
+    if (!parsed) return fatal("E_INVALID", "RDY could not parse count " + std::string(params[0]));
+    if (*parsed > static_cast<std::uint64_t>(broker_.options().max_rdy_count)) {
+      return fatal("E_INVALID", "RDY count " + std::to_string(*parsed) + " out of range 0-" +
+                                    std::to_string(broker_.options().max_rdy_count));
+    }
+    count = static_cast<std::int64_t>(*parsed);
+  }
+  rdy_ = count;
+  pump_needed_ = true;
+  return true;
+}
+
+namespace {
+
+// FIN, REQ and TOUCH share their state, parameter and id checks.
+std::optional<MessageId> checked_id(std::string_view cmd, bool state_ok, std::size_t need,
+                                    const std::vector<std::string_view>& params,
+                                    std::optional<ProtocolError>& error) {
+  if (!state_ok) {
+    error = fatal_error("E_INVALID", "cannot " + std::string(cmd) + " in current state");
+    return std::nullopt;
+  }
+  if (params.size() < need) {
+    error = fatal_error("E_INVALID", std::string(cmd) + " insufficient number of params");
+    return std::nullopt;
+  }
+  auto id = to_message_id(params[0]);
+  if (!id) error = fatal_error("E_INVALID", "invalid message ID");
+  return id;
+}
+
+std::string_view ack_reason(Channel::AckResult r) {
+  return r == Channel::AckResult::not_owner ? "client does not own message" : "ID not in flight";
+}
+
+}  // namespace
+
+bool ClientConn::cmd_fin(const Params& params) {
+  std::optional<ProtocolError> error;
+  bool state_ok = (state_ == State::subscribed || state_ == State::closing) && channel_;
+  auto id = checked_id("FIN", state_ok, 1, params, error);
+  if (!id) return send_error(*error);
+  auto r = channel_->finish(id_, *id);
+  if (r != Channel::AckResult::ok) {
+    return send_error(ProtocolError{"E_FIN_FAILED",
+                                    "FIN " + std::string(params[0]) + " failed " +
+                                        std::string(ack_reason(r)),
+                                    false});
+  }
+  ++finish_count_;
+  pump_needed_ = true;
+  return true;
+}
+
+bool ClientConn::cmd_req(const Params& params) {
+  std::optional<ProtocolError> error;
+  bool state_ok = (state_ == State::subscribed || state_ == State::closing) && channel_;
+  auto id = checked_id("REQ", state_ok, 2, params, error);
+  if (!id) return send_error(*error);
+  auto timeout = parse_decimal_digits(params[1]);
+  if (!timeout) {
+    return fatal("E_INVALID", "REQ could not parse timeout " + std::string(params[1]));
+  }
+  auto max_ms = std::chrono::duration_cast<std::chrono::milliseconds>(
+                    broker_.options().max_req_timeout)
+                    .count();
+  auto delay = std::chrono::milliseconds(
+      static_cast<std::int64_t>(std::min<std::uint64_t>(*timeout, static_cast<std::uint64_t>(max_ms))));
+  DiskWrites spill;
+  auto r = channel_->requeue(id_, *id, delay, spill);
+  submit_spill(std::move(spill));
+  if (r != Channel::AckResult::ok) {
+    return send_error(ProtocolError{"E_REQ_FAILED",
+                                    "REQ " + std::string(params[0]) + " failed " +
+                                        std::string(ack_reason(r)),
+                                    false});
+  }
+  ++requeue_count_;
+  pump_needed_ = true;
+  return true;
+}
+
+bool ClientConn::cmd_touch(const Params& params) {
+  std::optional<ProtocolError> error;
+  bool state_ok = (state_ == State::subscribed || state_ == State::closing) && channel_;
+  auto id = checked_id("TOUCH", state_ok, 1, params, error);
+  if (!id) return send_error(*error);
+  auto r = channel_->touch(id_, *id, std::chrono::milliseconds(settings_.msg_timeout_ms));
+  if (r != Channel::AckResult::ok) {
+    return send_error(ProtocolError{"E_TOUCH_FAILED",
+                                    "TOUCH " + std::string(params[0]) + " failed " +
+                                        std::string(ack_reason(r)),
+                                    false});
+  }
+  return true;
+}
+
+bool ClientConn::cmd_cls(const Params&) {
+  if (state_ != State::subscribed) return fatal("E_INVALID", "cannot CLS in current state");
+  rdy_ = 0;
+  state_ = State::closing;
+  send_response("CLOSE_WAIT");
+  return true;
+}
+
+}  // namespace nsq::nsqd

@@ -1,0 +1,41 @@
+#include "conn_registry.h"
+
+#include <vector>
+
+#include "client_conn.h"
+
+namespace nsq::nsqd {
+
+void ConnRegistry::add(ClientId id, std::weak_ptr<ClientConn> conn) {
+  std::lock_guard lock(mu_);
+  conns_[id] = std::move(conn);
+}
+
+void ConnRegistry::remove(ClientId id) {
+  std::lock_guard lock(mu_);
+  conns_.erase(id);
+  if (conns_.empty()) empty_cv_.notify_all();
+}
+
+void ConnRegistry::close_all() {
+  std::vector<std::shared_ptr<ClientConn>> live;
+  {
+    std::lock_guard lock(mu_);
+    for (auto& [id, weak] : conns_) {
+      if (auto c = weak.lock()) live.push_back(std::move(c));
+    }
+  }
+  for (auto& c : live) c->close();
+}
+
+bool ConnRegistry::wait_empty(std::chrono::milliseconds timeout) {
+  std::unique_lock lock(mu_);
+  return empty_cv_.wait_for(lock, timeout, [&] { return conns_.empty(); });
+}
+
+std::size_t ConnRegistry::size() const {
+  std::lock_guard lock(mu_);
+  return conns_.size();
+}
+
+}  // namespace nsq::nsqd

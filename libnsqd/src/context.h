@@ -1,0 +1,52 @@
+#pragma once
+
+#include <chrono>
+#include <functional>
+#include <memory>
+#include <string>
+#include <system_error>
+#include <vector>
+
+#include "diskqueue/disk_queue.h"
+#include "diskqueue/sync_scheduler.h"
+#include "nsqd/options.h"
+
+namespace spdlog {
+class logger;
+}
+
+namespace nsq::nsqd {
+
+class WorkerPool;
+using Clock = std::chrono::steady_clock;
+using ClientId = std::uint64_t;
+
+// Records bound for a disk queue. Topics and channels hand these out instead
+// of writing, so the caller decides which thread blocks on the disk.
+struct DiskWrite {
+  std::shared_ptr<diskqueue::DiskQueue> queue;
+  std::vector<std::string> records;
+  std::function<void(std::error_code)> done;  // after the write, on the writing thread
+};
+using DiskWrites = std::vector<DiskWrite>;
+
+// Performs the writes (blocking); returns the first error.
+std::error_code perform_disk_writes(DiskWrites& writes);
+
+// What topics and channels share, owned by the Broker and outliving them all.
+struct QueueContext {
+  const Options& options;
+  spdlog::logger& log;
+  WorkerPool& disk_pool;                   // blocking disk work
+  diskqueue::SyncScheduler& deadlines;     // in-flight and deferred deadlines
+  std::function<void(std::error_code)> report_disk_error;  // health
+  // Opens the disk queue of a topic ("t") or channel ("t:c").
+  std::function<std::shared_ptr<diskqueue::DiskQueue>(const std::string& queue_name)> open_backend;
+  // Topology (non-ephemeral topics, channels, paused flags) changed: nsqd.dat is due.
+  std::function<void()> topology_changed;
+};
+
+// Current time in Unix nanoseconds (message timestamps).
+std::int64_t unix_nanos();
+
+}  // namespace nsq::nsqd

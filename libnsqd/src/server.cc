@@ -1,0 +1,208 @@
+#include "nsqd/server.h"
+
+#include <utility>  // before Asio's awaitable header (Boost 1.74)
+
+#include <boost/asio/co_spawn.hpp>
+#include <boost/asio/detached.hpp>
+#include <boost/asio/executor_work_guard.hpp>
+#include <boost/asio/io_context.hpp>
+#include <boost/asio/ip/tcp.hpp>
+#include <boost/asio/post.hpp>
+#include <boost/asio/redirect_error.hpp>
+#include <boost/asio/use_awaitable.hpp>
+#include <spdlog/spdlog.h>
+
+#include <condition_variable>
+#include <fcntl.h>
+#include <future>
+#include <mutex>
+#include <sys/file.h>
+#include <thread>
+#include <unistd.h>
+#include <vector>
+
+#include "broker.h"
+#include "client_conn.h"
+#include "conn_registry.h"
+
+namespace nsq::nsqd {
+
+namespace asio = boost::asio;
+using tcp = asio::ip::tcp;
+
+namespace {
+
+// "host:port", "[v6]:port" or ":port" to an endpoint.
+std::optional<tcp::endpoint> parse_endpoint(const std::string& address) {
+  auto colon = address.rfind(':');
+  if (colon == std::string::npos) return std::nullopt;
+  std::string host = address.substr(0, colon);
+  std::string port = address.substr(colon + 1);
+  if (host.size() >= 2 && host.front() == '[' && host.back() == ']') {
+    host = host.substr(1, host.size() - 2);
+  }
+  unsigned long p;
+  try {
+    p = std::stoul(port);
+  } catch (...) {
+    return std::nullopt;
+  }
+  if (p > 65535) return std::nullopt;
+  boost::system::error_code ec;
+  asio::ip::address addr =
+      host.empty() ? asio::ip::address(asio::ip::address_v4::any()) : asio::ip::make_address(host, ec);
+  if (ec) {
+    if (host == "localhost") {
+      addr = asio::ip::address_v4::loopback();
+    } else {
+      return std::nullopt;
+    }
+  }
+  return tcp::endpoint(addr, static_cast<unsigned short>(p));
+}
+
+// One io_context per thread; a connection stays on the context it was
+// accepted onto for its whole life.
+class IoPool {
+ public:
+  ~IoPool() { stop(); }
+  explicit IoPool(int threads) {
+    for (int i = 0; i < threads; ++i) {
+      contexts_.push_back(std::make_unique<asio::io_context>(1));
+      guards_.emplace_back(contexts_.back()->get_executor());
+    }
+  }
+  void start() {
+    for (auto& c : contexts_) threads_.emplace_back([ctx = c.get()] { ctx->run(); });
+  }
+  void stop() {
+    guards_.clear();
+    for (auto& c : contexts_) c->stop();
+    for (auto& t : threads_) t.join();
+    threads_.clear();
+  }
+  asio::io_context& first() { return *contexts_.front(); }
+  asio::io_context& next() { return *contexts_[next_++ % contexts_.size()]; }
+
+ private:
+  std::vector<std::unique_ptr<asio::io_context>> contexts_;
+  std::vector<asio::executor_work_guard<asio::io_context::executor_type>> guards_;
+  std::vector<std::thread> threads_;
+  std::size_t next_ = 0;
+};
+
+int io_thread_count(const Options& o) {
+  if (o.io_threads > 0) return o.io_threads;
+  unsigned n = std::thread::hardware_concurrency();
+  return n == 0 ? 1 : static_cast<int>(n);
+}
+
+}  // namespace
+
+class Server::Impl {
+ public:
+  Impl(Options options, std::shared_ptr<spdlog::logger> log)
+      : log_(log), broker_(std::move(options), log), io_(io_thread_count(broker_.options())),
+        acceptor_(io_.first()) {}
+
+  ~Impl() {
+    if (lock_fd_ >= 0) ::close(lock_fd_);
+  }
+
+  std::string start() {
+    const Options& o = broker_.options();
+    std::string dir = o.data_path.empty() ? "." : o.data_path;
+    lock_fd_ = ::open(dir.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+    if (lock_fd_ < 0 || ::flock(lock_fd_, LOCK_EX | LOCK_NB) != 0) {
+      return "failed to lock data-path: cannot flock directory " + dir + " - " +
+             std::strerror(errno) + " (possibly in use by another instance of nsqd)";
+    }
+    if (broker_.load_metadata()) return "failed to load metadata";
+
+    auto endpoint = parse_endpoint(o.tcp_address);
+    if (!endpoint) return "failed to listen on " + o.tcp_address + " - not a host:port address";
+    boost::system::error_code ec;
+    acceptor_.open(endpoint->protocol(), ec);
+    if (!ec) acceptor_.set_option(tcp::acceptor::reuse_address(true), ec);
+    if (!ec) acceptor_.bind(*endpoint, ec);
+    if (!ec) acceptor_.listen(asio::socket_base::max_listen_connections, ec);
+    if (ec) return "listen (" + o.tcp_address + ") failed - " + ec.message();
+    auto bound = acceptor_.local_endpoint(ec);
+    tcp_port_ = bound.port();
+    std::string shown = bound.address().is_v6() ? "[" + bound.address().to_string() + "]"
+                                                  : bound.address().to_string();
+    log_->info("TCP: listening on {}:{}", shown, tcp_port_);
+
+    asio::co_spawn(io_.first(), accept_loop(), asio::detached);
+    io_.start();
+    return {};
+  }
+
+  void run() {
+    {
+      std::unique_lock lock(mu_);
+      cv_.wait(lock, [&] { return stop_requested_; });
+    }
+    // Stop accepting, on the acceptor's own thread.
+    std::promise<void> closed;
+    asio::post(io_.first(), [&] {
+      boost::system::error_code ec;
+      acceptor_.close(ec);
+      closed.set_value();
+    });
+    closed.get_future().wait();
+    log_->info("TCP: closing {}", "listener");
+    registry_.close_all();
+    if (!registry_.wait_empty(std::chrono::seconds(10))) {
+      log_->warn("{} clients did not close in time", registry_.size());
+    }
+    broker_.close();
+    io_.stop();
+  }
+
+  void stop() {
+    std::lock_guard lock(mu_);
+    stop_requested_ = true;
+    cv_.notify_all();
+  }
+
+  std::uint16_t tcp_port() const { return tcp_port_; }
+
+ private:
+  asio::awaitable<void> accept_loop() {
+    for (;;) {
+      boost::system::error_code ec;
+      tcp::socket socket = co_await acceptor_.async_accept(
+          io_.next(), asio::redirect_error(asio::use_awaitable, ec));
+      if (ec) {
+        if (ec == asio::error::operation_aborted || !acceptor_.is_open()) co_return;
+        log_->error("TCP: accept error - {}", ec.message());
+        continue;
+      }
+      std::make_shared<ClientConn>(std::move(socket), broker_, registry_)->start();
+    }
+  }
+
+  std::shared_ptr<spdlog::logger> log_;
+  Broker broker_;
+  ConnRegistry registry_;
+  IoPool io_;
+  tcp::acceptor acceptor_;
+  std::uint16_t tcp_port_ = 0;
+  int lock_fd_ = -1;
+  std::mutex mu_;
+  std::condition_variable cv_;
+  bool stop_requested_ = false;  // guarded by mu_
+};
+
+Server::Server(Options options, std::shared_ptr<spdlog::logger> log)
+    : impl_(std::make_unique<Impl>(std::move(options), std::move(log))) {}
+
+Server::~Server() = default;
+
+std::string Server::start() { return impl_->start(); }
+void Server::run() { impl_->run(); }
+void Server::stop() { impl_->stop(); }
+std::uint16_t Server::tcp_port() const { return impl_->tcp_port(); }
+
+}  // namespace nsq::nsqd
