@@ -297,17 +297,23 @@ void DiskQueue::lead(std::unique_lock<std::mutex>& lock, Op& leader) {
     }
   }
 
+  for (std::size_t i = 0; i < group_.size(); ++i) ops_.pop_front();
+  if (durable_target == 0) {
+    finish_group(group_, leader);
+    if (!ops_.empty()) ops_.front()->cv.notify_one();
+    return;
+  }
   // Hand the leader role on before waiting for the fsync: the next group
   // writes while this one waits, and one fsync then covers them all.
-  std::vector<Op*> group;
-  group.swap(group_);
-  for (std::size_t i = 0; i < group.size(); ++i) ops_.pop_front();
+  std::vector<Op*> group(group_.begin(), group_.end());
   if (!ops_.empty()) ops_.front()->cv.notify_one();
-  if (durable_target != 0) {
-    if (std::error_code ec = await_fsync(lock, durable_target, group.size())) {
-      for (Op* op : group) op->result = ec;
-    }
+  if (std::error_code ec = await_fsync(lock, durable_target, group.size())) {
+    for (Op* op : group) op->result = ec;
   }
+  finish_group(group, leader);
+}
+
+void DiskQueue::finish_group(const std::vector<Op*>& group, Op& leader) {
   for (Op* op : group) {
     op->done = true;
     if (op != &leader) op->cv.notify_one();

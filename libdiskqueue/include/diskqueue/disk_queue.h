@@ -147,6 +147,7 @@ class DiskQueue {
   // (the leader) runs it, plus the puts queued behind it, then hands over.
   std::error_code submit(Op& op);
   void lead(std::unique_lock<std::mutex>& lock, Op& leader);
+  static void finish_group(const std::vector<Op*>& group, Op& leader);  // mu_ held
   std::error_code write_group(std::unique_lock<std::mutex>& lock);
   std::error_code await_fsync(std::unique_lock<std::mutex>& lock, std::uint64_t target,
                               std::size_t waiters);
