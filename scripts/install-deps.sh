@@ -36,9 +36,12 @@ fi
 
 # npm packages for the conformance tests (nsqjs), pinned by tests/conformance/package-lock.json.
 root=$(cd "$(dirname "$0")/.." && pwd)
-if [ -f "$root/tests/conformance/package.json" ]; then
-  if [ ! -d "$root/tests/conformance/node_modules" ]; then
+conf="$root/tests/conformance"
+if [ -f "$conf/package-lock.json" ]; then
+  # npm keeps a copy of the lockfile it installed from: reinstall when ours is newer.
+  if [ ! -f "$conf/node_modules/.package-lock.json" ] ||
+     [ "$conf/package-lock.json" -nt "$conf/node_modules/.package-lock.json" ]; then
     echo "install-deps: npm ci in tests/conformance"
-    (cd "$root/tests/conformance" && { npm ci --no-audit --no-fund || npm install --no-audit --no-fund; })
+    (cd "$conf" && npm ci --no-audit --no-fund)
   fi
 fi
