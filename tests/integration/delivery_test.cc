@@ -371,5 +371,67 @@ TEST_F(DeliveryTest, SampleRateDropsMessages) {
   EXPECT_LT(n, 350);
 }
 
+
+// §6.6: a REQ delay above --max-req-timeout is clamped, not refused.
+TEST_F(DeliveryTest, ReqDelayClampedToMaxReqTimeout) {
+  start({"--max-req-timeout=1s"});
+  auto c = consumer("t", "c", 1);
+  publish("t", "x");
+  auto m = read_message(c);
+  ASSERT_TRUE(m);
+  auto t0 = Clock::now();
+  c.req(m->id, 3600000);
+  auto m2 = read_message(c, 4000ms);
+  ASSERT_TRUE(m2) << "REQ delay not clamped to --max-req-timeout";
+  EXPECT_GE(Clock::now() - t0, 800ms);
+  EXPECT_EQ(m2->attempts, 2);
+}
+
+// §6.7: TOUCH cannot keep a message beyond delivery + --max-msg-timeout.
+TEST_F(DeliveryTest, TouchCappedByMaxMsgTimeout) {
+  start({"--max-msg-timeout=2s"});
+  auto c = consumer("t", "c", 1, R"({"msg_timeout":1000})");
+  publish("t", "x");
+  auto m = read_message(c);
+  ASSERT_TRUE(m);
+  auto t0 = Clock::now();
+  std::optional<TestMessage> again;
+  while (Clock::now() - t0 < 5s) {
+    auto r = c.read_skip_heartbeats(300ms);
+    if (r.status == RawClient::ReadStatus::frame) {
+      again = testutil::to_test_message(r.frame);
+      ASSERT_TRUE(again) << r.describe();
+      break;
+    }
+    ASSERT_EQ(r.status, RawClient::ReadStatus::timeout) << r.describe();
+    c.touch(m->id);
+  }
+  ASSERT_TRUE(again) << "message never timed out although TOUCHed past --max-msg-timeout";
+  auto waited = Clock::now() - t0;
+  EXPECT_GE(waited, 1700ms);
+  EXPECT_LE(waited, 3500ms);
+  EXPECT_EQ(again->id, m->id);
+  EXPECT_EQ(again->attempts, 2);
+}
+
+// §6.12: a DPUB that finds the topic memory queue full goes to disk and loses its delay.
+TEST_F(DeliveryTest, DpubIntoFullTopicLosesDelay) {
+  start({"--mem-queue-size=2"});
+  auto p = client();
+  p.pub("t", "a");
+  ASSERT_TRUE(got_response(p, "OK"));
+  p.pub("t", "b");
+  ASSERT_TRUE(got_response(p, "OK"));
+  p.dpub("t", 60000, "deferred");  // no channel yet: the topic memory queue (2) is full
+  ASSERT_TRUE(got_response(p, "OK"));
+  auto c = consumer("t", "c", 10);
+  std::set<std::string> got;
+  for (int i = 0; i < 3; ++i) {
+    auto m = read_message(c, 3000ms);
+    ASSERT_TRUE(m) << "the DPUB that went to disk kept its delay";
+    got.insert(m->body);
+  }
+  EXPECT_EQ(got, (std::set<std::string>{"a", "b", "deferred"}));
+}
 }  // namespace
 }  // namespace nsq::integration

@@ -19,7 +19,10 @@ bool is_lower_hex16(const std::string& id) {
          });
 }
 
-using ProtocolTest = NsqdTest;
+class ProtocolTest : public NsqdTest {
+ protected:
+  std::vector<uint64_t> ids_in_order_;
+};
 
 // §6.1: without feature_negotiation the reply is a plain OK.
 TEST_F(ProtocolTest, IdentifyWithoutFeatureNegotiationIsOk) {
@@ -277,5 +280,29 @@ TEST_F(ProtocolTest, PipelinedPublishesAnswerInOrder) {
   EXPECT_EQ(seen.size(), 50u);
 }
 
+
+// §4: message id layout: ((ts - epoch) << 22) | (node_id << 12) | sequence, as
+// 16 lowercase hex chars; ids of one MPUB increase.
+TEST_F(ProtocolTest, MessageIdEncodesNodeIdAndTime) {
+  start({"--node-id=613"});
+  auto c = consumer("t", "c", 10);
+  auto p = client();
+  int64_t before = now_ns();
+  p.mpub("t", {"a", "b", "c", "d"});
+  ASSERT_TRUE(got_response(p, "OK"));
+  for (int i = 0; i < 4; ++i) {
+    auto m = read_message(c);
+    ASSERT_TRUE(m);
+    ASSERT_TRUE(is_lower_hex16(m->id)) << m->id;
+    uint64_t id = std::stoull(m->id, nullptr, 16);
+    EXPECT_EQ((id >> 12) & 0x3ff, 613u) << m->id;
+    int64_t ts_ns = static_cast<int64_t>(((id >> 22) + 1288834974288ULL) << 20);
+    EXPECT_NEAR(static_cast<double>(ts_ns), static_cast<double>(before), 5e9) << m->id;
+    ids_in_order_.push_back(id);
+  }
+  std::vector<uint64_t> sorted = ids_in_order_;
+  std::sort(sorted.begin(), sorted.end());
+  EXPECT_EQ(std::adjacent_find(sorted.begin(), sorted.end()), sorted.end()) << "duplicate ids";
+}
 }  // namespace
 }  // namespace nsq::integration
