@@ -7,7 +7,8 @@ namespace nsq {
 std::string ProtocolError::render() const {
   std::string s;
   s.reserve(code.size() + 1 + text.size());
-  s.append(code).append(1, ' ').append(text);
+  s.append(code);
+  if (!text.empty()) s.append(1, ' ').append(text);  // E_BAD_PROTOCOL goes alone
   return s;
 }
 

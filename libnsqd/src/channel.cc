@@ -78,7 +78,15 @@ void Channel::account_spill_locked(DiskWrites& spill, std::size_t from) {
     if (spill[i].queue != backend_ || spill[i].done) continue;
     std::weak_ptr<Channel> weak = weak_from_this();
     std::size_t n = spill[i].records.size();
-    spill[i].done = [weak, n](std::error_code ec) {
+    ++pending_spills_;
+    auto token = std::make_shared<PendingToken>([weak] {
+      if (auto self = weak.lock()) {
+        std::lock_guard lock(self->mu_);
+        --self->pending_spills_;
+        self->idle_cv_.notify_all();
+      }
+    });
+    spill[i].done = [weak, n, token](std::error_code ec) {
       auto self = weak.lock();
       if (!self) return;
       std::vector<std::shared_ptr<Subscriber>> wake;
@@ -224,6 +232,7 @@ Channel::AckResult Channel::touch(ClientId id, const MessageId& msg,
   Clock::time_point cap = f.delivered + ctx_.options.max_msg_timeout;
   f.deadline = std::min(Clock::now() + msg_timeout, cap);
   in_flight_heap_.update(&f);
+  arm_deadline_locked(f.deadline);
   return AckResult::ok;
 }
 
@@ -312,6 +321,7 @@ void Channel::refill() {
   {
     std::lock_guard lock(mu_);
     refill_running_ = false;
+    idle_cv_.notify_all();
     for (auto& m : decoded) from_disk_.push_back(std::move(m));
     disk_pending_ -= static_cast<std::int64_t>(records.size());
     if (records.size() < kRefillBatch && disk_write_seq_ == seq) disk_pending_ = 0;
@@ -382,8 +392,11 @@ void Channel::remove() {
 void Channel::close_for_shutdown() {
   std::vector<std::string> records;
   {
-    std::lock_guard lock(mu_);
+    std::unique_lock lock(mu_);
     exiting_ = true;
+    // Records a refill already took from disk, and spills still landing,
+    // must be accounted for before the snapshot.
+    idle_cv_.wait(lock, [&] { return !refill_running_ && pending_spills_ == 0; });
     for (auto& m : from_disk_) records.push_back(encode_record(m));
     for (auto& m : memory_) records.push_back(encode_record(m));
     for (auto& [id, f] : in_flight_) records.push_back(encode_record(f.msg));

@@ -2,6 +2,7 @@
 
 #include <atomic>
 #include <chrono>
+#include <condition_variable>
 #include <cstdint>
 #include <deque>
 #include <memory>
@@ -141,6 +142,8 @@ class Channel : public std::enable_shared_from_this<Channel> {
   bool paused_ = false;                          // guarded by mu_
   bool exiting_ = false;                         // guarded by mu_
   bool refill_running_ = false;                  // guarded by mu_
+  int pending_spills_ = 0;                       // guarded by mu_: writes not landed yet
+  std::condition_variable idle_cv_;              // refill_running_ or pending_spills_ dropped
   std::int64_t disk_pending_ = 0;                // guarded by mu_: records believed in backend_
   std::uint64_t disk_write_seq_ = 0;             // guarded by mu_: bumped after each spill lands
   Clock::time_point armed_until_ = Clock::time_point::max();  // guarded by mu_

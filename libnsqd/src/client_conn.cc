@@ -382,15 +382,19 @@ awaitable<bool> ClientConn::cmd_identify(const Params&) {
   limits.max_msg_timeout_ms = duration_cast<milliseconds>(o.max_msg_timeout).count();
   limits.max_deflate_level = o.max_deflate_level;
   limits.max_rdy_count = o.max_rdy_count;
-  // TLS, snappy, deflate and AUTH are negotiated once they are implemented.
-  limits.deflate_enabled = false;
-  limits.snappy_enabled = false;
+  limits.deflate_enabled = o.deflate;
+  limits.snappy_enabled = o.snappy;
   limits.tls_available = false;
   limits.auth_required = false;
 
   auto negotiated = negotiate_identify_json(body, limits);
   if (!negotiated) co_return send_error(negotiated.error());
   settings_ = std::move(*negotiated);
+  // Validation above is Go's, both-compressions error included; the
+  // upgrades themselves come with their issue, so the answer is "off".
+  settings_.deflate = false;
+  settings_.snappy = false;
+  settings_.tls_v1 = false;
   auto now = Clock::now();
   if (settings_.heartbeat_interval_ms > 0) {
     read_deadline_ = now + 2 * ms(settings_.heartbeat_interval_ms);

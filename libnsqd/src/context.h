@@ -30,6 +30,22 @@ struct DiskWrite {
 };
 using DiskWrites = std::vector<DiskWrite>;
 
+// Runs `on_release` when the last copy is gone: captured in a DiskWrite's
+// `done`, it keeps a write counted as pending until the write was performed
+// or dropped, so shutdown can wait for every write in flight.
+class PendingToken {
+ public:
+  explicit PendingToken(std::function<void()> on_release) : on_release_(std::move(on_release)) {}
+  ~PendingToken() {
+    if (on_release_) on_release_();
+  }
+  PendingToken(const PendingToken&) = delete;
+  PendingToken& operator=(const PendingToken&) = delete;
+
+ private:
+  std::function<void()> on_release_;
+};
+
 // Performs the writes (blocking); returns the first error.
 std::error_code perform_disk_writes(DiskWrites& writes);
 

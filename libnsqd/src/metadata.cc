@@ -56,44 +56,88 @@ std::string encode(const Topology& topology) {
   return {buf.GetString(), buf.GetSize()};
 }
 
+namespace {
+
+using Value = rapidjson::Value;
+using Error = tl::unexpected<std::string>;
+
+// Go's json.Unmarshal into nsqd's struct: null leaves a field empty, a wrong
+// type is an error, unknown keys are ignored.
+bool read_string(const Value& obj, const char* key, std::string& out, std::string& error) {
+  auto it = obj.FindMember(key);
+  if (it == obj.MemberEnd() || it->value.IsNull()) return true;
+  if (!it->value.IsString()) {
+    error = std::string("\"") + key + "\" is not a string";
+    return false;
+  }
+  out.assign(it->value.GetString(), it->value.GetStringLength());
+  return true;
+}
+
+bool read_bool(const Value& obj, const char* key, bool& out, std::string& error) {
+  auto it = obj.FindMember(key);
+  if (it == obj.MemberEnd() || it->value.IsNull()) return true;
+  if (!it->value.IsBool()) {
+    error = std::string("\"") + key + "\" is not a bool";
+    return false;
+  }
+  out = it->value.GetBool();
+  return true;
+}
+
+// A list member: null or absent is empty; anything but a list is an error.
+const Value* read_list(const Value& obj, const char* key, std::string& error) {
+  static const Value empty(rapidjson::kArrayType);
+  auto it = obj.FindMember(key);
+  if (it == obj.MemberEnd() || it->value.IsNull()) return &empty;
+  if (!it->value.IsArray()) {
+    error = std::string("\"") + key + "\" is not a list";
+    return nullptr;
+  }
+  return &it->value;
+}
+
+}  // namespace
+
 tl::expected<Topology, std::string> decode(std::string_view json) {
+  // RapidJSON takes a NUL byte for the end of input; JSON never holds one raw.
+  if (auto nul = json.find('\0'); nul != std::string_view::npos) {
+    return Error("invalid character NUL at offset " + std::to_string(nul));
+  }
   rapidjson::Document doc;
   doc.Parse(json.data(), json.size());
   if (doc.HasParseError()) {
-    return tl::unexpected(std::string(rapidjson::GetParseError_En(doc.GetParseError())) +
-                          " at offset " + std::to_string(doc.GetErrorOffset()));
+    return Error(std::string(rapidjson::GetParseError_En(doc.GetParseError())) + " at offset " +
+                 std::to_string(doc.GetErrorOffset()));
   }
-  if (!doc.IsObject()) return tl::unexpected(std::string("not a JSON object"));
   Topology out;
-  if (auto v = doc.FindMember("version"); v != doc.MemberEnd() && v->value.IsString()) {
-    out.version = v->value.GetString();
-  }
-  auto topics = doc.FindMember("topics");
-  if (topics == doc.MemberEnd() || topics->value.IsNull()) return out;
-  if (!topics->value.IsArray()) return tl::unexpected(std::string("\"topics\" is not a list"));
-  for (const auto& t : topics->value.GetArray()) {
-    if (!t.IsObject()) return tl::unexpected(std::string("a topic is not an object"));
+  if (doc.IsNull()) return out;
+  if (!doc.IsObject()) return Error("not a JSON object");
+  std::string error;
+  if (!read_string(doc, "version", out.version, error)) return Error(error);
+  const Value* topics = read_list(doc, "topics", error);
+  if (!topics) return Error(error);
+  for (const Value& t : topics->GetArray()) {
     TopicEntry entry;
-    auto name = t.FindMember("name");
-    if (name == t.MemberEnd() || !name->value.IsString()) {
-      return tl::unexpected(std::string("a topic has no name"));
-    }
-    entry.name = name->value.GetString();
-    if (auto p = t.FindMember("paused"); p != t.MemberEnd() && p->value.IsBool()) {
-      entry.paused = p->value.GetBool();
-    }
-    auto channels = t.FindMember("channels");
-    if (channels != t.MemberEnd() && channels->value.IsArray()) {
-      for (const auto& c : channels->value.GetArray()) {
-        if (!c.IsObject()) continue;
-        auto cname = c.FindMember("name");
-        if (cname == c.MemberEnd() || !cname->value.IsString()) continue;
-        ChannelEntry ce{cname->value.GetString(), false};
-        if (auto p = c.FindMember("paused"); p != c.MemberEnd() && p->value.IsBool()) {
-          ce.paused = p->value.GetBool();
-        }
-        entry.channels.push_back(std::move(ce));
+    if (t.IsObject()) {
+      if (!read_string(t, "name", entry.name, error) || !read_bool(t, "paused", entry.paused, error)) {
+        return Error(error);
       }
+      const Value* channels = read_list(t, "channels", error);
+      if (!channels) return Error(error);
+      for (const Value& c : channels->GetArray()) {
+        ChannelEntry ce;
+        if (c.IsObject()) {
+          if (!read_string(c, "name", ce.name, error) || !read_bool(c, "paused", ce.paused, error)) {
+            return Error(error);
+          }
+        } else if (!c.IsNull()) {
+          return Error("a channel is not an object");
+        }
+        entry.channels.push_back(std::move(ce));  // a nameless one is skipped by the loader
+      }
+    } else if (!t.IsNull()) {
+      return Error("a topic is not an object");
     }
     out.topics.push_back(std::move(entry));
   }

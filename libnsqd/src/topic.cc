@@ -52,26 +52,38 @@ std::error_code Topic::publish(std::span<const std::string_view> bodies,
       targets.reserve(channels_.size());
       for (auto& [n, ch] : channels_) targets.push_back(ch);
     } else {
+      std::size_t first_spill = spill.size();
       for (MessageRef& m : messages) {
         if (static_cast<std::int64_t>(backlog_.size()) < ctx_.options.mem_queue_size) {
           backlog_.push_back(Pending{std::move(m), defer});
         } else if (backend_) {
           // On disk a message loses its delay, as in NSQ.
           if (spill.empty() || spill.back().queue != backend_ || spill.back().done) {
-            ++backend_writes_;
-            std::weak_ptr<Topic> weak = weak_from_this();
-            spill.push_back(DiskWrite{backend_, {}, [weak](std::error_code ec) {
-                                        auto self = weak.lock();
-                                        if (!self) return;
-                                        std::lock_guard guard(self->mu_);
-                                        --self->backend_writes_;
-                                        if (!ec) self->backend_has_data_ = true;
-                                        self->start_drain_locked();
-                                      }});
+            spill.push_back(DiskWrite{backend_, {}, nullptr});
           }
           spill.back().records.push_back(encode_record(QueuedMessage{m, 0}));
         }
         // Ephemeral and full: dropped, as in NSQ.
+      }
+      // One completion per write this call added, once all its records are in.
+      for (std::size_t i = first_spill; i < spill.size(); ++i) {
+        if (spill[i].queue != backend_ || spill[i].done) continue;
+        ++backend_writes_;
+        std::weak_ptr<Topic> weak = weak_from_this();
+        auto token = std::make_shared<PendingToken>([weak] {
+          if (auto self = weak.lock()) {
+            std::lock_guard guard(self->mu_);
+            --self->backend_writes_;
+            self->start_drain_locked();
+            self->idle_cv_.notify_all();
+          }
+        });
+        spill[i].done = [weak, token](std::error_code ec) {
+          auto self = weak.lock();
+          if (!self || ec) return;
+          std::lock_guard guard(self->mu_);
+          self->backend_has_data_ = true;
+        };
       }
       start_drain_locked();
       return {};
@@ -107,6 +119,7 @@ void Topic::drain() {
       std::lock_guard lock(mu_);
       if (!can_fan_out_locked()) {
         draining_ = false;
+        idle_cv_.notify_all();
         return;
       }
       while (!backlog_.empty() && batch.size() < kDrainBatch) {
@@ -115,7 +128,8 @@ void Topic::drain() {
       }
       for (auto& [n, ch] : channels_) targets.push_back(ch);
     }
-    if (batch.empty() && backend_) {
+    bool from_disk = batch.empty() && backend_;
+    if (from_disk) {
       for (const std::string& r : backend_->read_batch(kDrainBatch, kDrainBytes)) {
         auto m = decode_message(r);
         if (!m) {
@@ -127,19 +141,26 @@ void Topic::drain() {
             Pending{MessageRef::create(m->header.id, m->header.timestamp_ns, m->body), {}});
       }
     }
-    if (batch.empty()) {
+    {
       std::lock_guard lock(mu_);
-      if (backlog_.empty() && backend_writes_ == 0) {
-        backend_has_data_ = false;
+      if (!can_fan_out_locked()) {
+        // Shutting down (or paused) after the batch left the disk queue: it
+        // goes back in front of the backlog, which shutdown writes to disk.
+        for (auto it = batch.rbegin(); it != batch.rend(); ++it) backlog_.push_front(std::move(*it));
         draining_ = false;
+        idle_cv_.notify_all();
         return;
       }
-      if (backlog_.empty()) {
-        // A spill is still landing; its completion restarts the drain.
-        draining_ = false;
-        return;
+      if (batch.empty()) {
+        // Done, unless a spill is still landing: its completion restarts us.
+        if (backlog_.empty() && backend_writes_ == 0) backend_has_data_ = false;
+        if (backlog_.empty()) {
+          draining_ = false;
+          idle_cv_.notify_all();
+          return;
+        }
+        continue;
       }
-      continue;
     }
     DiskWrites spill;
     std::size_t i = 0;
@@ -277,13 +298,19 @@ void Topic::close_for_shutdown() {
   std::vector<std::string> records;
   std::map<std::string, std::shared_ptr<Channel>> channels;
   {
-    std::lock_guard lock(mu_);
+    std::unique_lock lock(mu_);
     exiting_ = true;
-    for (auto& p : backlog_) records.push_back(encode_record(QueuedMessage{p.msg, 0}));
-    backlog_.clear();
+    // A drain in progress finishes its batch into the (still open) channels
+    // or puts it back; spills in flight land first.
+    idle_cv_.wait(lock, [&] { return !draining_ && backend_writes_ == 0; });
     channels = channels_;
   }
   for (auto& [n, ch] : channels) ch->close_for_shutdown();
+  {
+    std::lock_guard lock(mu_);
+    for (auto& p : backlog_) records.push_back(encode_record(QueuedMessage{p.msg, 0}));
+    backlog_.clear();
+  }
   if (!backend_) return;
   if (!records.empty()) {
     std::vector<std::string_view> views(records.begin(), records.end());

@@ -1,6 +1,7 @@
 #pragma once
 
 #include <chrono>
+#include <condition_variable>
 #include <deque>
 #include <map>
 #include <memory>
@@ -87,6 +88,7 @@ class Topic : public std::enable_shared_from_this<Topic> {
   bool backend_has_data_ = false;     // guarded by mu_
   int backend_writes_ = 0;            // guarded by mu_: spills not landed yet
   bool draining_ = false;             // guarded by mu_
+  std::condition_variable idle_cv_;   // draining_ or backend_writes_ dropped
   bool paused_ = false;               // guarded by mu_
   bool exiting_ = false;              // guarded by mu_
   std::uint64_t message_count_ = 0;   // guarded by mu_

@@ -183,14 +183,7 @@ TEST_F(TopicSmallMemTest, BacklogOverflowGoesToTheTopicDiskQueueAndIsDrained) {
   EXPECT_TRUE(env_.disk_errors().empty());
 }
 
-// BUG: topic.cc:60-72 gives the topic's DiskWrite its `done` callback when it
-// creates it, and the reuse check on line 60 (`spill.back().done`) then
-// refuses to append to it, so every overflowing message of one publish gets
-// a DiskWrite of its own: an MPUB of n messages into a full topic costs n
-// put_batch calls (n write()s, and n fsyncs with --sync-every=1) instead of
-// one. The channel side (channel.cc:68 + account_spill_locked) batches
-// correctly. Expected: one DiskWrite holding all 20 records.
-TEST_F(TopicSmallMemTest, DISABLED_OverflowOfOnePublishIsOneDiskWrite) {
+TEST_F(TopicSmallMemTest, OverflowOfOnePublishIsOneDiskWrite) {
   auto t = make_topic();
   std::vector<std::string> owned = names("x", 0, 30);
   std::vector<std::string_view> b(owned.begin(), owned.end());
@@ -493,17 +486,7 @@ class BlockingSubscriber : public Subscriber {
   bool entered_ = false, released_ = false;
 };
 
-// BUG: topic.cc:276-298 (Topic::close_for_shutdown) does not wait for a
-// drain running on the disk pool (Topic::drain, topic.cc:102-158). A drain
-// that has read a batch from the topic's disk queue (advancing the read
-// position that close() then checkpoints) fans it out into channels that are
-// being closed: the channel spill it then writes fails with errc::exiting
-// (or Channel::put drops the batch outright once the channel is exiting). That
-// batch, up to 256 messages, is lost on such a shutdown: here topic depth +
-// channel depth = 1000 - 246. Go's Topic.exit waits for messagePump to return
-// before flushing the channels. Expected: close_for_shutdown stops and waits
-// for the drain (or gets the batch it holds back) so that nothing is lost.
-TEST(TopicShutdown, DISABLED_ShutdownDuringADrainLosesNothing) {
+TEST(TopicShutdown, ShutdownDuringADrainLosesNothing) {
   constexpr int kCount = 1000;
   Options o = test_options();
   o.mem_queue_size = 10;
