@@ -785,15 +785,16 @@ void DiskQueue::notify_when_readable(std::function<void()> callback) {
   on_readable_ = std::move(callback);
 }
 
+// Wakes the reader outside the lock, so it does not wake only to block on mu_.
 void DiskQueue::fire_readable(std::unique_lock<std::mutex>& lock) {
-  if (read_waiters_ > 0) readable_cv_.notify_all();
-  if (on_readable_) {
-    auto callback = std::move(on_readable_);
-    on_readable_ = nullptr;
-    lock.unlock();
-    callback();
-    lock.lock();
-  }
+  bool notify = read_waiters_ > 0;
+  auto callback = std::move(on_readable_);
+  on_readable_ = nullptr;
+  if (!notify && !callback) return;
+  lock.unlock();
+  if (notify) readable_cv_.notify_all();
+  if (callback) callback();
+  lock.lock();
 }
 
 // ---------------------------------------------------------------------------

@@ -28,7 +28,7 @@ class Subscriber {
   virtual ~Subscriber() = default;
   // Messages may be available, or the client's in-flight count dropped.
   virtual void wake() = 0;
-  // The channel is going away: close the connection.
+  // The channel (or nsqd) is going away: close the connection.
   virtual void close_for_delete() = 0;
 };
 

@@ -2,11 +2,11 @@
 
 #include <vector>
 
-#include "client_conn.h"
+#include "channel.h"
 
 namespace nsq::nsqd {
 
-void ConnRegistry::add(ClientId id, std::weak_ptr<ClientConn> conn) {
+void ConnRegistry::add(ClientId id, std::weak_ptr<Subscriber> conn) {
   std::lock_guard lock(mu_);
   conns_[id] = std::move(conn);
 }
@@ -18,14 +18,14 @@ void ConnRegistry::remove(ClientId id) {
 }
 
 void ConnRegistry::close_all() {
-  std::vector<std::shared_ptr<ClientConn>> live;
+  std::vector<std::shared_ptr<Subscriber>> live;
   {
     std::lock_guard lock(mu_);
     for (auto& [id, weak] : conns_) {
       if (auto c = weak.lock()) live.push_back(std::move(c));
     }
   }
-  for (auto& c : live) c->close();
+  for (auto& c : live) c->close_for_delete();
 }
 
 bool ConnRegistry::wait_empty(std::chrono::milliseconds timeout) {

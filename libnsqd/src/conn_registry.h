@@ -10,13 +10,13 @@
 
 namespace nsq::nsqd {
 
-class ClientConn;
+class Subscriber;
 
 // The live TCP connections, so shutdown can close them all and wait until
 // they are gone. Thread-safe.
 class ConnRegistry {
  public:
-  void add(ClientId id, std::weak_ptr<ClientConn> conn);
+  void add(ClientId id, std::weak_ptr<Subscriber> conn);
   void remove(ClientId id);
   void close_all();
   // True once no connection is left; false if `timeout` passed first.
@@ -26,7 +26,7 @@ class ConnRegistry {
  private:
   mutable std::mutex mu_;
   std::condition_variable empty_cv_;
-  std::map<ClientId, std::weak_ptr<ClientConn>> conns_;  // guarded by mu_
+  std::map<ClientId, std::weak_ptr<Subscriber>> conns_;  // guarded by mu_
 };
 
 }  // namespace nsq::nsqd
