@@ -1,0 +1,84 @@
+// GET/PUT /config/:opt (http-api.md §3 /config).
+
+#include "integration/http_harness.h"
+
+namespace nsq::integration {
+namespace {
+
+using HttpConfigTest = HttpTest;
+
+// GET: strings raw, everything else JSON; unknown → 400 INVALID_OPTION.
+TEST_F(HttpConfigTest, GetValues) {
+  start_http({"--max-msg-size=12345", "--msg-timeout=90s"});
+  if (IsSkipped() || HasFatalFailure()) return;
+  EXPECT_TRUE(is_v1_ok(get("/config/tcp_address"), "127.0.0.1:0")) << "string values are raw";
+  EXPECT_TRUE(is_v1_ok(get("/config/nsqlookupd_tcp_addresses"), "[]"));
+  EXPECT_TRUE(is_v1_ok(get("/config/max_msg_size"), "12345"));
+  EXPECT_TRUE(is_v1_ok(get("/config/msg_timeout"), "90000000000")) << "durations in ns";
+  EXPECT_TRUE(is_v1_ok(get("/config/log_level"), "2")) << "info = 2";
+  EXPECT_TRUE(is_v1_ok(get("/config/snappy"), "true"));
+  EXPECT_TRUE(is_v1_ok(get("/config/statsd_exclude_ephemeral"), "false"));
+  EXPECT_TRUE(is_v1_ok(get("/config/data_path"), data_dir_.path().string()));
+  auto r = get("/config/nsqlookupd_tcp_addresses");
+  ASSERT_TRUE(r);
+  EXPECT_EQ(r->header("content-type"), kJsonType) << "non-string values are JSON";
+  EXPECT_TRUE(is_v1_error(get("/config/nosuch"), 400, "INVALID_OPTION"));
+  EXPECT_TRUE(is_v1_error(get("/config/lookupd_tcp_address"), 400, "INVALID_OPTION")) << "flag name, not key";
+}
+
+// PUT log_level: level names (any case) → its integer; GET reflects it.
+TEST_F(HttpConfigTest, PutLogLevel) {
+  start_http();
+  if (IsSkipped() || HasFatalFailure()) return;
+  EXPECT_TRUE(is_v1_ok(req("PUT", "/config/log_level", "debug"), "1"));
+  EXPECT_TRUE(is_v1_ok(get("/config/log_level"), "1"));
+  EXPECT_TRUE(is_v1_ok(req("PUT", "/config/log_level", "WARN"), "3"));
+  EXPECT_TRUE(is_v1_ok(req("PUT", "/config/log_level", "Error"), "4"));
+  EXPECT_TRUE(is_v1_ok(req("PUT", "/config/log_level", "fatal"), "5"));
+  EXPECT_TRUE(is_v1_ok(req("PUT", "/config/log_level", "info"), "2"));
+  EXPECT_TRUE(is_v1_error(req("PUT", "/config/log_level", "loud"), 400, "INVALID_VALUE"));
+  EXPECT_TRUE(is_v1_error(req("PUT", "/config/log_level", ""), 413, "INVALID_VALUE"));
+  EXPECT_TRUE(is_v1_ok(get("/config/log_level"), "2")) << "a rejected PUT changed the level";
+}
+
+// PUT log_level=debug takes effect: debug lines appear in the log.
+TEST_F(HttpConfigTest, PutLogLevelTakesEffect) {
+  start_http({"--log-level=warn"});
+  if (IsSkipped() || HasFatalFailure()) return;
+  ASSERT_TRUE(is_v1_ok(req("PUT", "/config/log_level", "debug"), "1"));
+  ASSERT_TRUE(is_v1_ok(post("/topic/create?topic=t"), ""));
+  auto c = consumer("t", "c", 1);
+  EXPECT_TRUE(nsqd_->wait_for_log("DEBUG", kReply)) << "no DEBUG line after log_level=debug:\n" << nsqd_->log();
+}
+
+// PUT nsqlookupd_tcp_addresses: a JSON array, returned as given; anything else 400 INVALID_VALUE.
+TEST_F(HttpConfigTest, PutLookupdAddresses) {
+  start_http({"--max-msg-size=64"});
+  if (IsSkipped() || HasFatalFailure()) return;
+  EXPECT_TRUE(is_v1_ok(req("PUT", "/config/nsqlookupd_tcp_addresses", R"(["127.0.0.1:1","127.0.0.1:2"])"),
+                       R"(["127.0.0.1:1","127.0.0.1:2"])"));
+  EXPECT_TRUE(is_v1_ok(get("/config/nsqlookupd_tcp_addresses"), R"(["127.0.0.1:1","127.0.0.1:2"])"));
+  EXPECT_TRUE(is_v1_error(req("PUT", "/config/nsqlookupd_tcp_addresses", "not json"), 400, "INVALID_VALUE"));
+  EXPECT_TRUE(is_v1_error(req("PUT", "/config/nsqlookupd_tcp_addresses", "[1,2]"), 400, "INVALID_VALUE"));
+  EXPECT_TRUE(is_v1_error(req("PUT", "/config/nsqlookupd_tcp_addresses", ""), 413, "INVALID_VALUE"));
+  EXPECT_TRUE(is_v1_error(req("PUT", "/config/nsqlookupd_tcp_addresses", "[\"" + std::string(70, 'x') + "\"]"), 413,
+                          "INVALID_VALUE"))
+      << "body longer than max-msg-size";
+  EXPECT_TRUE(is_v1_ok(get("/config/nsqlookupd_tcp_addresses"), R"(["127.0.0.1:1","127.0.0.1:2"])"));
+  EXPECT_TRUE(is_v1_ok(req("PUT", "/config/nsqlookupd_tcp_addresses", "[]"), "[]"));
+  EXPECT_TRUE(is_v1_ok(get("/config/nsqlookupd_tcp_addresses"), "[]"));
+}
+
+// PUT of any other option → 400 INVALID_OPTION.
+TEST_F(HttpConfigTest, PutOtherOptionRejected) {
+  start_http();
+  if (IsSkipped() || HasFatalFailure()) return;
+  EXPECT_TRUE(is_v1_error(req("PUT", "/config/tcp_address", "127.0.0.1:1"), 400, "INVALID_OPTION"));
+  EXPECT_TRUE(is_v1_error(req("PUT", "/config/max_msg_size", "10"), 400, "INVALID_OPTION"));
+  EXPECT_TRUE(is_v1_error(req("PUT", "/config/nosuch", "x"), 400, "INVALID_OPTION"));
+  EXPECT_TRUE(is_v1_ok(get("/config/tcp_address"), "127.0.0.1:0"));
+  EXPECT_TRUE(is_v1_ok(get("/config/max_msg_size"), "1048576"));
+}
+
+}  // namespace
+}  // namespace nsq::integration
