@@ -1,0 +1,182 @@
+#include "http/request_parser.h"
+
+#include <boost/asio/buffer.hpp>
+#include <boost/beast/http/error.hpp>
+#include <boost/beast/http/parser.hpp>
+#include <boost/beast/http/string_body.hpp>
+
+#include <algorithm>
+#include <cctype>
+#include <limits>
+
+#include "http/target.h"
+
+namespace nsq::http::detail {
+
+namespace beast = boost::beast;
+namespace bhttp = boost::beast::http;
+
+namespace {
+
+bool iequals(std::string_view a, std::string_view b) {
+  return a.size() == b.size() && std::equal(a.begin(), a.end(), b.begin(), [](char x, char y) {
+           return std::tolower(static_cast<unsigned char>(x)) ==
+                  std::tolower(static_cast<unsigned char>(y));
+         });
+}
+
+std::string_view sv(beast::string_view s) { return {s.data(), s.size()}; }
+
+std::string lower(std::string_view s) {
+  std::string out(s);
+  for (char& c : out) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  return out;
+}
+
+// Whether a request line Beast rejected as bad_version names a version other
+// than 1.0/1.1 ("GET / HTTP/2.0"): the third word, after the method and target
+// (neither holds a space), starts with HTTP/d.d. Only those 8 bytes decide, as
+// for Beast, so the answer does not depend on how the bytes arrived.
+bool other_http_version(std::string_view line) {
+  for (int word = 0; word < 2; ++word) {
+    auto space = line.find(' ');
+    if (space == std::string_view::npos) return false;
+    line.remove_prefix(space + 1);
+  }
+  if (line.size() < 8 || line.substr(0, 5) != "HTTP/" ||
+      !std::isdigit(static_cast<unsigned char>(line[5])) || line[6] != '.' ||
+      !std::isdigit(static_cast<unsigned char>(line[7]))) {
+    return false;
+  }
+  return line.substr(5, 3) != "1.0" && line.substr(5, 3) != "1.1";
+}
+
+}  // namespace
+
+struct RequestParser::Impl {
+  bhttp::request_parser<bhttp::string_body> parser;
+  bool checked = false;       // header checks ran
+  bool body_too_big = false;  // Beast stopped at the body limit
+  int error_status = 0;
+  Target target;
+
+  // Go's checks on a complete header: returns 0 or the status to fail with.
+  int check_header() {
+    const auto& msg = parser.get();
+    unsigned version = msg.version();
+    if (version < 10 || version >= 20) return 505;
+    auto parsed = parse_target(sv(msg.target()));
+    if (!parsed) return 400;
+    target = std::move(*parsed);
+    std::size_t hosts = 0;
+    for (const auto& field : msg) {
+      if (field.name() == bhttp::field::host) ++hosts;
+    }
+    if (hosts > 1 || (version >= 11 && hosts == 0)) return 400;
+    auto expect = msg.find(bhttp::field::expect);
+    if (expect != msg.end() && !iequals(sv(expect->value()), "100-continue")) return 417;
+    return 0;
+  }
+};
+
+RequestParser::RequestParser(const ParserLimits& limits) : impl_(std::make_unique<Impl>()) {
+  auto& p = impl_->parser;
+  p.eager(false);  // stop after the header for check_header(); then eager for the body
+  p.header_limit(static_cast<std::uint32_t>(
+      std::min<std::size_t>(limits.max_header_size, std::numeric_limits<std::uint32_t>::max())));
+  p.body_limit(static_cast<std::uint64_t>(limits.max_body_size));
+}
+
+RequestParser::~RequestParser() = default;
+
+RequestParser::Step RequestParser::put(std::string_view bytes) {
+  auto& im = *impl_;
+  auto& p = im.parser;
+  Step step;
+  auto fail = [&](int status) {
+    im.error_status = status;
+    step.status = Status::error;
+    return step;
+  };
+  for (;;) {
+    if (p.is_header_done() && !im.checked) {
+      im.checked = true;
+      if (int status = im.check_header()) return fail(status);
+      p.eager(true);
+    }
+    if (p.is_done()) {
+      step.status = Status::done;
+      return step;
+    }
+    if (step.consumed == bytes.size() && p.is_header_done()) return step;  // need more body
+    beast::error_code ec;
+    std::size_t n = p.put(
+        boost::asio::const_buffer(bytes.data() + step.consumed, bytes.size() - step.consumed), ec);
+    step.consumed += n;
+    if (ec == bhttp::error::need_more) {
+      if (p.is_header_done() && !im.checked) continue;  // run the checks
+      return step;
+    }
+    if (ec == bhttp::error::body_limit) {
+      // Fields are parsed even when Content-Length alone was too big.
+      if (!im.checked) {
+        im.checked = true;
+        if (int status = im.check_header()) return fail(status);
+      }
+      im.body_too_big = true;
+      step.status = Status::done;
+      return step;
+    }
+    if (ec == bhttp::error::header_limit) return fail(431);
+    if (ec == bhttp::error::bad_version) {
+      // Beast takes only 1.0 and 1.1; Go answers a well-formed other version with 505.
+      return fail(other_http_version(bytes.substr(step.consumed)) ? 505 : 400);
+    }
+    if (ec) return fail(400);
+    if (n == 0 && !p.is_done()) return step;  // no progress without an error: wait for bytes
+  }
+}
+
+bool RequestParser::expects_continue() const {
+  const auto& p = impl_->parser;
+  if (!p.is_header_done() || p.is_done() || !impl_->checked || impl_->body_too_big) return false;
+  const auto& msg = p.get();
+  return msg.version() >= 11 && msg.find(bhttp::field::expect) != msg.end();
+}
+
+int RequestParser::error_status() const { return impl_->error_status; }
+
+Request RequestParser::take_request() {
+  auto& im = *impl_;
+  auto& msg = im.parser.get();
+  Request r;
+  r.method = std::string(sv(msg.method_string()));
+  r.target = std::string(sv(msg.target()));
+  r.path = std::move(im.target.path);
+  r.raw_query = std::move(im.target.raw_query);
+  auto query = parse_query(r.raw_query);
+  r.query = std::move(query.pairs);
+  r.bad_query = query.bad;
+  r.headers.reserve(static_cast<std::size_t>(std::distance(msg.begin(), msg.end())));
+  for (const auto& field : msg) {
+    r.headers.emplace_back(lower(sv(field.name_string())), std::string(sv(field.value())));
+  }
+  r.version = msg.version() >= 11 ? 11 : 10;
+  r.keep_alive = msg.keep_alive();
+  r.body_too_big = im.body_too_big;
+  if (!im.body_too_big) r.body = std::move(msg.body());
+  return r;
+}
+
+ParseResult parse_request(std::string_view bytes, const ParserLimits& limits) {
+  RequestParser parser(limits);
+  ParseResult out;
+  auto step = parser.put(bytes);
+  out.status = step.status;
+  out.consumed = step.consumed;
+  if (step.status == RequestParser::Status::done) out.request = parser.take_request();
+  if (step.status == RequestParser::Status::error) out.error_status = parser.error_status();
+  return out;
+}
+
+}  // namespace nsq::http::detail

@@ -1,0 +1,100 @@
+// HTTP request parser (libnsq/src/http/request_parser.cc), as the server's
+// connections drive it: the stream is fed in pieces (the first input byte picks
+// the piece size), pipelined requests are parsed until an error or the end.
+// Checks: never reads out of bounds, consumes only what it is given, honours
+// the limits, and gives the same requests whether fed whole or in pieces.
+// Run: build-fuzz/tests/fuzz/fuzz_http_request tests/fuzz/corpus/fuzz_http_request
+#include <algorithm>
+#include <cstddef>
+#include <cstdint>
+#include <cstdlib>
+#include <memory>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "http/request_parser.h"
+
+namespace {
+
+using nsq::http::Request;
+using nsq::http::detail::ParserLimits;
+using nsq::http::detail::RequestParser;
+
+struct Outcome {
+  std::vector<Request> requests;
+  RequestParser::Status last = RequestParser::Status::need_more;
+  int error_status = 0;
+};
+
+Outcome run(std::string_view stream, std::size_t piece, const ParserLimits& limits) {
+  Outcome out;
+  std::string pending;
+  std::size_t offset = 0;
+  auto current = std::make_unique<RequestParser>(limits);
+  for (;;) {
+    auto step = current->put(pending);
+    if (step.consumed > pending.size()) std::abort();
+    pending.erase(0, step.consumed);
+    out.last = step.status;
+    if (step.status == RequestParser::Status::error) {
+      out.error_status = current->error_status();
+      int s = out.error_status;
+      if (s != 400 && s != 417 && s != 431 && s != 505) std::abort();
+      return out;
+    }
+    if (step.status == RequestParser::Status::done) {
+      Request r = current->take_request();
+      if (r.body.size() > limits.max_body_size) std::abort();
+      if (r.body_too_big && !r.body.empty()) std::abort();
+      if (r.path.empty() || (r.version != 10 && r.version != 11)) std::abort();
+      bool stop = r.body_too_big;  // the server closes the connection here
+      out.requests.push_back(std::move(r));
+      if (stop) return out;
+      current = std::make_unique<RequestParser>(limits);
+      continue;
+    }
+    if (offset == stream.size()) return out;
+    std::size_t n = std::min(piece, stream.size() - offset);
+    pending.append(stream.substr(offset, n));
+    offset += n;
+  }
+}
+
+bool same(const Request& a, const Request& b) {
+  return a.method == b.method && a.target == b.target && a.path == b.path &&
+         a.query == b.query && a.bad_query == b.bad_query && a.headers == b.headers &&
+         a.body == b.body && a.body_too_big == b.body_too_big && a.version == b.version &&
+         a.keep_alive == b.keep_alive;
+}
+
+}  // namespace
+
+extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
+  if (size == 0) return 0;
+  const std::size_t piece = 1 + data[0] % 64;
+  const std::string_view stream(reinterpret_cast<const char*>(data) + 1, size - 1);
+  ParserLimits limits;
+  limits.max_header_size = 1024;
+  limits.max_body_size = 512;
+  Outcome pieces = run(stream, piece, limits);
+  Outcome whole = run(stream, stream.size() + 1, limits);
+  // Beast parses a request's first piece before its header is complete, later
+  // pieces only once the header is complete or too long; and its header limit
+  // applies to the request line and to the fields separately. So a malformed
+  // header may be rejected as such (400) in one run, as too long (431) or not
+  // yet (need more bytes) in the other, and a header near the limit may pass in
+  // one run only. Otherwise both runs agree.
+  const bool too_long = pieces.error_status == 431 || whole.error_status == 431;
+  if (!too_long && pieces.requests.size() != whole.requests.size()) std::abort();
+  for (std::size_t i = 0; i < std::min(whole.requests.size(), pieces.requests.size()); ++i) {
+    if (!same(pieces.requests[i], whole.requests[i])) std::abort();
+  }
+  const bool decided = pieces.last != RequestParser::Status::need_more &&
+                       whole.last != RequestParser::Status::need_more;
+  if (decided && !too_long &&
+      (pieces.last != whole.last || pieces.error_status != whole.error_status)) {
+    std::abort();
+  }
+  return 0;
+}
