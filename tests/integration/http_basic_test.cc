@@ -86,6 +86,32 @@ TEST_F(HttpBasicTest, WrongMethodIs405) {
   EXPECT_EQ(topic("t"), nullptr) << stats_body_;
 }
 
+// §1 (Go router): a path with an extra or missing trailing slash is
+// redirected to the registered form (301 for GET, 307/308 otherwise); OPTIONS
+// answers with an Allow header.
+TEST_F(HttpBasicTest, RouterRedirectsAndOptions) {
+  start_http();
+  if (IsSkipped() || HasFatalFailure()) return;
+  auto r = get("/ping/");
+  ASSERT_TRUE(r);
+  EXPECT_EQ(r->status, 301) << r->describe();
+  EXPECT_EQ(r->header("location"), "/ping") << r->describe();
+  r = get("/debug/pprof");
+  ASSERT_TRUE(r);
+  if (r->status != 404) {
+    EXPECT_EQ(r->status, 301) << r->describe();
+    EXPECT_EQ(r->header("location"), "/debug/pprof/") << r->describe();
+  }
+  r = post("/pub/?topic=t", "x");
+  ASSERT_TRUE(r);
+  EXPECT_TRUE(r->status == 307 || r->status == 308) << r->describe();
+  EXPECT_EQ(r->header("location").value_or("").rfind("/pub", 0), 0u) << r->describe();
+  r = req("OPTIONS", "/pub");
+  ASSERT_TRUE(r);
+  EXPECT_EQ(r->status, 200) << r->describe();
+  EXPECT_NE(r->header("allow").value_or("").find("POST"), std::string::npos) << r->describe();
+}
+
 // §1: a query string that fails to parse → 400 INVALID_REQUEST.
 TEST_F(HttpBasicTest, BadQueryIs400) {
   start_http();

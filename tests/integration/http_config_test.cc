@@ -41,14 +41,27 @@ TEST_F(HttpConfigTest, PutLogLevel) {
   EXPECT_TRUE(is_v1_ok(get("/config/log_level"), "2")) << "a rejected PUT changed the level";
 }
 
-// PUT log_level=debug takes effect: debug lines appear in the log.
+// PUT log_level takes effect: no info line at log_level=error, info lines
+// again after log_level=debug (a new TCP client is logged at info level).
 TEST_F(HttpConfigTest, PutLogLevelTakesEffect) {
-  start_http({"--log-level=warn"});
+  start_http();
   if (IsSkipped() || HasFatalFailure()) return;
+  ASSERT_TRUE(is_v1_ok(req("PUT", "/config/log_level", "error"), "4"));
+  std::size_t mark = nsqd_->log().size();
+  {
+    auto c = consumer("t", "c", 1, R"({"client_id":"quiet"})");
+    ASSERT_TRUE(is_v1_ok(post("/topic/create?topic=t2"), ""));
+  }
   ASSERT_TRUE(is_v1_ok(req("PUT", "/config/log_level", "debug"), "1"));
-  ASSERT_TRUE(is_v1_ok(post("/topic/create?topic=t"), ""));
-  auto c = consumer("t", "c", 1);
-  EXPECT_TRUE(nsqd_->wait_for_log("DEBUG", kReply)) << "no DEBUG line after log_level=debug:\n" << nsqd_->log();
+  std::string quiet = nsqd_->log().substr(mark);
+  EXPECT_EQ(quiet.find("INFO"), std::string::npos) << "info lines at log_level=error:\n" << quiet;
+  mark = nsqd_->log().size();
+  auto c = consumer("t", "c", 1, R"({"client_id":"loud"})");
+  auto deadline = std::chrono::steady_clock::now() + kReply;
+  while (nsqd_->log().find("INFO", mark) == std::string::npos && std::chrono::steady_clock::now() < deadline)
+    std::this_thread::sleep_for(20ms);
+  EXPECT_NE(nsqd_->log().find("INFO", mark), std::string::npos) << "no info line after log_level=debug:\n"
+                                                                 << nsqd_->log();
 }
 
 // PUT nsqlookupd_tcp_addresses: a JSON array, returned as given; anything else 400 INVALID_VALUE.

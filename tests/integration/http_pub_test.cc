@@ -2,6 +2,7 @@
 // HTTP publisher sends is what a raw TCP consumer receives.
 
 #include <set>
+#include <tuple>
 
 #include "integration/http_harness.h"
 
@@ -114,6 +115,24 @@ TEST_F(HttpPubTest, PubMsgTooBig) {
   auto c = consumer("t", "c", 10);
   EXPECT_EQ(receive(c, 2), (std::vector<std::string>{std::string(100, 'a'), std::string(100, 'b')}));
   EXPECT_TRUE(got_nothing(c));
+}
+
+// §3 /pub, /mpub: the Content-Length check comes before the body is read: a
+// request announcing a too big body is answered without waiting for it.
+TEST_F(HttpPubTest, TooBigContentLengthAnsweredBeforeBody) {
+  start_http({"--max-msg-size=100", "--max-body-size=1000"});
+  if (IsSkipped() || HasFatalFailure()) return;
+  for (auto [target, len, msg] : {std::tuple{"/pub?topic=t", 1000000, "MSG_TOO_BIG"},
+                                  std::tuple{"/mpub?topic=t", 1000000, "BODY_TOO_BIG"}}) {
+    HttpClient c(http_port(), 3000ms);
+    ASSERT_TRUE(c.connect());
+    ASSERT_TRUE(c.send_raw(std::string("POST ") + target + " HTTP/1.1\r\nHost: x\r\nContent-Length: " +
+                           std::to_string(len) + "\r\n\r\n" + std::string(10, 'x')));
+    auto r = c.read_response();
+    EXPECT_TRUE(is_v1_error(r, 413, msg)) << target << ": " << c.last_error();
+  }
+  ASSERT_TRUE(stats());
+  EXPECT_EQ(topic("t"), nullptr) << stats_body_;
 }
 
 // §3 /pub INVALID_DEFER: not an integer, negative, above --max-req-timeout
