@@ -28,15 +28,21 @@ TEST_F(HttpAdminTest, TopicErrors) {
   // create and empty validate the name...
   EXPECT_TRUE(is_v1_error(post("/topic/create?topic=bad!"), 400, "INVALID_TOPIC"));
   EXPECT_TRUE(is_v1_error(post("/topic/create?topic="), 400, "INVALID_TOPIC"));
-  EXPECT_TRUE(is_v1_error(post("/topic/create?topic=" + std::string(65, 'x')), 400, "INVALID_TOPIC"));
+  EXPECT_TRUE(
+      is_v1_error(post("/topic/create?topic=" + std::string(65, 'x')), 400, "INVALID_TOPIC"));
   EXPECT_TRUE(is_v1_error(post("/topic/empty?topic=bad!"), 400, "INVALID_TOPIC"));
   // ... delete, pause and unpause do not: an invalid name is just not found.
   for (const char* op : {"delete", "pause", "unpause"})
-    EXPECT_TRUE(is_v1_error(post(std::string("/topic/") + op + "?topic=bad!"), 404, "TOPIC_NOT_FOUND")) << op;
+    EXPECT_TRUE(
+        is_v1_error(post(std::string("/topic/") + op + "?topic=bad!"), 404, "TOPIC_NOT_FOUND"))
+        << op;
   for (const char* op : {"delete", "empty", "pause", "unpause"})
-    EXPECT_TRUE(is_v1_error(post(std::string("/topic/") + op + "?topic=nosuch"), 404, "TOPIC_NOT_FOUND")) << op;
+    EXPECT_TRUE(
+        is_v1_error(post(std::string("/topic/") + op + "?topic=nosuch"), 404, "TOPIC_NOT_FOUND"))
+        << op;
   ASSERT_TRUE(stats());
-  EXPECT_TRUE((*doc_)["topics"].IsNull() || (*doc_)["topics"].Empty()) << "an error created a topic: " << stats_body_;
+  EXPECT_TRUE((*doc_)["topics"].IsNull() || (*doc_)["topics"].Empty())
+      << "an error created a topic: " << stats_body_;
 }
 
 // §3 /topic/create: 200 empty, idempotent, topic visible with no channels.
@@ -90,8 +96,9 @@ TEST_F(HttpAdminTest, TopicEmptyLeavesChannels) {
   ASSERT_TRUE(is_v1_ok(post("/topic/create?topic=t"), ""));
   ASSERT_TRUE(is_v1_ok(post("/channel/create?topic=t&channel=c"), ""));
   ASSERT_TRUE(is_v1_ok(post("/mpub?topic=t", "c1\nc2\nc3"), "OK"));
-  ASSERT_TRUE(stats_eventually([&] { return channel("t", "c") && int_of(*channel("t", "c"), "depth") == 3; }))
-      << stats_body_;
+  ASSERT_TRUE(stats_eventually([&] {
+    return channel("t", "c") && int_of(*channel("t", "c"), "depth") == 3;
+  })) << stats_body_;
   ASSERT_TRUE(is_v1_ok(post("/topic/pause?topic=t"), ""));
   ASSERT_TRUE(is_v1_ok(post("/mpub?topic=t", "t1\nt2"), "OK"));
   EXPECT_EQ(topic_stat("t", "depth"), 2);
@@ -116,7 +123,9 @@ TEST_F(HttpAdminTest, TopicPauseHoldsMessages) {
   if (IsSkipped() || HasFatalFailure()) return;
   auto c = consumer("t", "c", 10);
   EXPECT_TRUE(is_v1_ok(post("/topic/pause?topic=t"), ""));
-  EXPECT_TRUE(dat_eventually(R"({"name":"t","paused":true,"channels":[{"name":"c","paused":false}]})")) << dat();
+  EXPECT_TRUE(
+      dat_eventually(R"({"name":"t","paused":true,"channels":[{"name":"c","paused":false}]})"))
+      << dat();
   ASSERT_TRUE(is_v1_ok(post("/mpub?topic=t", "a\nb\nc"), "OK"));
   auto p = client();
   p.pub("t", "d");
@@ -139,7 +148,9 @@ TEST_F(HttpAdminTest, TopicPauseHoldsMessages) {
   EXPECT_EQ(got, (std::set<std::string>{"a", "b", "c", "d"}));
   EXPECT_EQ(topic_stat("t", "depth"), 0);
   EXPECT_FALSE((*topic("t"))["paused"].GetBool());
-  EXPECT_TRUE(dat_eventually(R"({"name":"t","paused":false,"channels":[{"name":"c","paused":false}]})")) << dat();
+  EXPECT_TRUE(
+      dat_eventually(R"({"name":"t","paused":false,"channels":[{"name":"c","paused":false}]})"))
+      << dat();
 }
 
 // Channel endpoints: the common error table in its order, then CHANNEL_NOT_FOUND.
@@ -161,7 +172,8 @@ TEST_F(HttpAdminTest, ChannelErrors) {
     EXPECT_TRUE(is_v1_error(post(p + "?topic=nosuch"), 400, "MISSING_ARG_CHANNEL"));
     EXPECT_TRUE(is_v1_error(post(p + "?topic=t&channel=bad!"), 400, "INVALID_ARG_CHANNEL"));
     EXPECT_TRUE(is_v1_error(post(p + "?topic=t&channel="), 400, "INVALID_ARG_CHANNEL"));
-    EXPECT_TRUE(is_v1_error(post(p + "?topic=t&channel=" + std::string(65, 'c')), 400, "INVALID_ARG_CHANNEL"));
+    EXPECT_TRUE(is_v1_error(post(p + "?topic=t&channel=" + std::string(65, 'c')), 400,
+                            "INVALID_ARG_CHANNEL"));
     EXPECT_TRUE(is_v1_error(post(p + "?topic=nosuch&channel=bad!"), 400, "INVALID_ARG_CHANNEL"));
     EXPECT_TRUE(is_v1_error(post(p + "?topic=nosuch&channel=c"), 404, "TOPIC_NOT_FOUND"));
     if (op != "create") {
@@ -182,10 +194,13 @@ TEST_F(HttpAdminTest, ChannelCreate) {
   EXPECT_TRUE(is_v1_ok(post("/channel/create?topic=t&channel=c"), ""));
   EXPECT_TRUE(is_v1_ok(post("/channel/create?topic=t&channel=c"), "")) << "idempotent";
   EXPECT_TRUE(is_v1_ok(post("/channel/create?topic=t&channel=e%23ephemeral"), ""));
-  EXPECT_TRUE(dat_eventually(R"({"name":"t","paused":false,"channels":[{"name":"c","paused":false}]})")) << dat();
+  EXPECT_TRUE(
+      dat_eventually(R"({"name":"t","paused":false,"channels":[{"name":"c","paused":false}]})"))
+      << dat();
   ASSERT_TRUE(is_v1_ok(post("/mpub?topic=t", "x\ny"), "OK"));
-  ASSERT_TRUE(stats_eventually([&] { return channel("t", "c") && int_of(*channel("t", "c"), "depth") == 2; }))
-      << stats_body_;
+  ASSERT_TRUE(stats_eventually([&] {
+    return channel("t", "c") && int_of(*channel("t", "c"), "depth") == 2;
+  })) << stats_body_;
   EXPECT_EQ(int_of(*channel("t", "c"), "client_count"), 0);
   EXPECT_NE(channel("t", "e#ephemeral"), nullptr) << stats_body_;
   auto c = consumer("t", "c", 10);
@@ -274,7 +289,8 @@ TEST_F(HttpAdminTest, ChannelEmptyDropsQueuedAndInFlight) {
   ASSERT_TRUE(is_v1_ok(post("/pub?topic=t", "5"), "OK"));
   auto m = read_message(c);
   if (!m) stats("topic=t");
-  ASSERT_TRUE(m) << "a message after /channel/empty not delivered to the RDY 1 consumer; " << stats_body_;
+  ASSERT_TRUE(m) << "a message after /channel/empty not delivered to the RDY 1 consumer; "
+                 << stats_body_;
   EXPECT_EQ(m->body, "5");
   c.fin(m->id);
   // The held message is no longer in flight.

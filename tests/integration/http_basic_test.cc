@@ -36,9 +36,10 @@ TEST_F(HttpBasicTest, InfoKeysInOrderWithActualPorts) {
   EXPECT_EQ(r->header("content-type"), kJsonType) << r->describe();
   rapidjson::Document d;
   ASSERT_FALSE(d.Parse(r->body.c_str()).HasParseError()) << r->body;
-  EXPECT_EQ(join(keys_of(d)),
-            "version,broadcast_address,hostname,http_port,tcp_port,start_time,max_heartbeat_interval,"
-            "max_output_buffer_size,max_output_buffer_timeout,max_deflate_level")
+  EXPECT_EQ(
+      join(keys_of(d)),
+      "version,broadcast_address,hostname,http_port,tcp_port,start_time,max_heartbeat_interval,"
+      "max_output_buffer_size,max_output_buffer_timeout,max_deflate_level")
       << r->body;
   EXPECT_STREQ(d["version"].GetString(), "1.3.0");
   EXPECT_STREQ(d["broadcast_address"].GetString(), "bcast.example");
@@ -47,7 +48,10 @@ TEST_F(HttpBasicTest, InfoKeysInOrderWithActualPorts) {
   EXPECT_STREQ(d["hostname"].GetString(), host);
   EXPECT_EQ(int_of(d, "http_port"), http_port());
   EXPECT_EQ(int_of(d, "tcp_port"), port());
-  int64_t now = static_cast<int64_t>(std::time(nullptr));
+  // system_clock, not time(): glibc's time() reads a coarse clock that can lag a few ms.
+  int64_t now = std::chrono::duration_cast<std::chrono::seconds>(
+                    std::chrono::system_clock::now().time_since_epoch())
+                    .count();
   EXPECT_LE(int_of(d, "start_time"), now);
   EXPECT_GE(int_of(d, "start_time"), now - 60);
   EXPECT_EQ(int_of(d, "max_heartbeat_interval"), 45'000'000'000);
@@ -79,7 +83,8 @@ TEST_F(HttpBasicTest, WrongMethodIs405) {
   EXPECT_TRUE(is_v1_error(post("/info"), 405, "METHOD_NOT_ALLOWED"));
   EXPECT_TRUE(is_v1_error(req("PUT", "/stats", "x"), 405, "METHOD_NOT_ALLOWED"));
   EXPECT_TRUE(is_v1_error(get("/topic/create?topic=t"), 405, "METHOD_NOT_ALLOWED"));
-  EXPECT_TRUE(is_v1_error(req("DELETE", "/channel/delete?topic=t&channel=c"), 405, "METHOD_NOT_ALLOWED"));
+  EXPECT_TRUE(
+      is_v1_error(req("DELETE", "/channel/delete?topic=t&channel=c"), 405, "METHOD_NOT_ALLOWED"));
   EXPECT_TRUE(is_v1_error(post("/config/log_level", "debug"), 405, "METHOD_NOT_ALLOWED"));
   // The wrong method did nothing.
   ASSERT_TRUE(stats());
@@ -149,7 +154,8 @@ TEST_F(HttpBasicTest, KeepAliveServesSeveralRequests) {
   EXPECT_EQ(c.connects(), 1) << "the server closed a keep-alive connection";
 
   // Pipelined: two requests sent at once, answered in order.
-  ASSERT_TRUE(c.send_raw("GET /ping HTTP/1.1\r\nHost: x\r\n\r\nGET /nope HTTP/1.1\r\nHost: x\r\n\r\n"));
+  ASSERT_TRUE(
+      c.send_raw("GET /ping HTTP/1.1\r\nHost: x\r\n\r\nGET /nope HTTP/1.1\r\nHost: x\r\n\r\n"));
   auto a = c.read_response();
   auto b = c.read_response();
   ASSERT_TRUE(a && b) << c.last_error();
@@ -194,7 +200,8 @@ TEST_F(HttpBasicTest, SlowClientDoesNotBlockOthers) {
   std::thread slow([&] {
     HttpClient s(http_port(), 1000ms);
     if (!s.connect()) return;
-    const std::string head = "GET /ping HTTP/1.1\r\nHost: 127.0.0.1\r\nX-Slow: " + std::string(200, 'a');
+    const std::string head =
+        "GET /ping HTTP/1.1\r\nHost: 127.0.0.1\r\nX-Slow: " + std::string(200, 'a');
     for (char ch : head) {
       if (stop) break;
       if (!s.send_raw(std::string(1, ch))) break;
@@ -231,7 +238,8 @@ TEST_F(HttpBasicTest, ConcurrentClients) {
     threads.emplace_back([&, t] {
       HttpClient c(http_port());
       for (int i = 0; i < 25; ++i) {
-        auto r = c.request("POST", "/pub?topic=conc", "t" + std::to_string(t) + "-" + std::to_string(i));
+        auto r =
+            c.request("POST", "/pub?topic=conc", "t" + std::to_string(t) + "-" + std::to_string(i));
         if (r && r->status == 200 && r->body == "OK") ++ok;
       }
     });
@@ -257,7 +265,8 @@ TEST_F(HttpBasicTest, MetricsExposition) {
     auto eol = r->body.find('\n', pos);
     if (eol == std::string::npos) eol = r->body.size();
     std::string line = r->body.substr(pos, eol - pos);
-    if (!line.empty() && line[0] != '#' && line.find("metrics_topic") != std::string::npos) sample = true;
+    if (!line.empty() && line[0] != '#' && line.find("metrics_topic") != std::string::npos)
+      sample = true;
     pos = eol + 1;
   }
   EXPECT_TRUE(sample) << "no sample line for metrics_topic:\n" << r->body;

@@ -23,7 +23,8 @@ TEST_F(HttpConfigTest, GetValues) {
   ASSERT_TRUE(r);
   EXPECT_EQ(r->header("content-type"), kJsonType) << "non-string values are JSON";
   EXPECT_TRUE(is_v1_error(get("/config/nosuch"), 400, "INVALID_OPTION"));
-  EXPECT_TRUE(is_v1_error(get("/config/lookupd_tcp_address"), 400, "INVALID_OPTION")) << "flag name, not key";
+  EXPECT_TRUE(is_v1_error(get("/config/lookupd_tcp_address"), 400, "INVALID_OPTION"))
+      << "flag name, not key";
 }
 
 // PUT log_level: level names (any case) → its integer; GET reflects it.
@@ -58,26 +59,35 @@ TEST_F(HttpConfigTest, PutLogLevelTakesEffect) {
   mark = nsqd_->log().size();
   auto c = consumer("t", "c", 1, R"({"client_id":"loud"})");
   auto deadline = std::chrono::steady_clock::now() + kReply;
-  while (nsqd_->log().find("INFO", mark) == std::string::npos && std::chrono::steady_clock::now() < deadline)
+  while (nsqd_->log().find("INFO", mark) == std::string::npos &&
+         std::chrono::steady_clock::now() < deadline)
     std::this_thread::sleep_for(20ms);
-  EXPECT_NE(nsqd_->log().find("INFO", mark), std::string::npos) << "no info line after log_level=debug:\n"
-                                                                 << nsqd_->log();
+  EXPECT_NE(nsqd_->log().find("INFO", mark), std::string::npos)
+      << "no info line after log_level=debug:\n"
+      << nsqd_->log();
 }
 
 // PUT nsqlookupd_tcp_addresses: a JSON array, returned as given; anything else 400 INVALID_VALUE.
 TEST_F(HttpConfigTest, PutLookupdAddresses) {
   start_http({"--max-msg-size=64"});
   if (IsSkipped() || HasFatalFailure()) return;
-  EXPECT_TRUE(is_v1_ok(req("PUT", "/config/nsqlookupd_tcp_addresses", R"(["127.0.0.1:1","127.0.0.1:2"])"),
-                       R"(["127.0.0.1:1","127.0.0.1:2"])"));
-  EXPECT_TRUE(is_v1_ok(get("/config/nsqlookupd_tcp_addresses"), R"(["127.0.0.1:1","127.0.0.1:2"])"));
-  EXPECT_TRUE(is_v1_error(req("PUT", "/config/nsqlookupd_tcp_addresses", "not json"), 400, "INVALID_VALUE"));
-  EXPECT_TRUE(is_v1_error(req("PUT", "/config/nsqlookupd_tcp_addresses", "[1,2]"), 400, "INVALID_VALUE"));
-  EXPECT_TRUE(is_v1_error(req("PUT", "/config/nsqlookupd_tcp_addresses", ""), 413, "INVALID_VALUE"));
-  EXPECT_TRUE(is_v1_error(req("PUT", "/config/nsqlookupd_tcp_addresses", "[\"" + std::string(70, 'x') + "\"]"), 413,
-                          "INVALID_VALUE"))
+  EXPECT_TRUE(
+      is_v1_ok(req("PUT", "/config/nsqlookupd_tcp_addresses", R"(["127.0.0.1:1","127.0.0.1:2"])"),
+               R"(["127.0.0.1:1","127.0.0.1:2"])"));
+  EXPECT_TRUE(
+      is_v1_ok(get("/config/nsqlookupd_tcp_addresses"), R"(["127.0.0.1:1","127.0.0.1:2"])"));
+  EXPECT_TRUE(is_v1_error(req("PUT", "/config/nsqlookupd_tcp_addresses", "not json"), 400,
+                          "INVALID_VALUE"));
+  EXPECT_TRUE(
+      is_v1_error(req("PUT", "/config/nsqlookupd_tcp_addresses", "[1,2]"), 400, "INVALID_VALUE"));
+  EXPECT_TRUE(
+      is_v1_error(req("PUT", "/config/nsqlookupd_tcp_addresses", ""), 413, "INVALID_VALUE"));
+  EXPECT_TRUE(is_v1_error(
+      req("PUT", "/config/nsqlookupd_tcp_addresses", "[\"" + std::string(70, 'x') + "\"]"), 413,
+      "INVALID_VALUE"))
       << "body longer than max-msg-size";
-  EXPECT_TRUE(is_v1_ok(get("/config/nsqlookupd_tcp_addresses"), R"(["127.0.0.1:1","127.0.0.1:2"])"));
+  EXPECT_TRUE(
+      is_v1_ok(get("/config/nsqlookupd_tcp_addresses"), R"(["127.0.0.1:1","127.0.0.1:2"])"));
   EXPECT_TRUE(is_v1_ok(req("PUT", "/config/nsqlookupd_tcp_addresses", "[]"), "[]"));
   EXPECT_TRUE(is_v1_ok(get("/config/nsqlookupd_tcp_addresses"), "[]"));
 }

@@ -27,14 +27,17 @@ inline std::string show(const Reply& r) { return r ? r->describe() : std::string
 
 // §1: an error reply: status, V1 header, JSON content type, body exactly {"message":"<msg>"}.
 inline ::testing::AssertionResult is_v1_error(const Reply& r, int status, const std::string& msg) {
-  if (!r) return ::testing::AssertionFailure() << "no response (wanted " << status << " " << msg << ")";
+  if (!r)
+    return ::testing::AssertionFailure() << "no response (wanted " << status << " " << msg << ")";
   std::string want = R"({"message":")" + msg + R"("})";
   if (r->status != status || r->body != want)
-    return ::testing::AssertionFailure() << "wanted " << status << " " << want << ", got " << r->describe();
+    return ::testing::AssertionFailure()
+           << "wanted " << status << " " << want << ", got " << r->describe();
   if (r->header("x-nsq-content-type") != kV1Header)
     return ::testing::AssertionFailure() << "missing X-NSQ-Content-Type: " << r->describe();
   if (r->header("content-type") != kJsonType)
-    return ::testing::AssertionFailure() << "content type not '" << kJsonType << "': " << r->describe();
+    return ::testing::AssertionFailure()
+           << "content type not '" << kJsonType << "': " << r->describe();
   return ::testing::AssertionSuccess();
 }
 
@@ -63,10 +66,12 @@ inline std::string join(const std::vector<std::string>& v) {
 }
 
 // Find the member of array `arr` whose string field `field` is `name`, nullptr if none.
-inline const rapidjson::Value* find_named(const rapidjson::Value& arr, const char* field, const std::string& name) {
+inline const rapidjson::Value* find_named(const rapidjson::Value& arr, const char* field,
+                                          const std::string& name) {
   if (!arr.IsArray()) return nullptr;
   for (auto& e : arr.GetArray())
-    if (e.IsObject() && e.HasMember(field) && e[field].IsString() && name == e[field].GetString()) return &e;
+    if (e.IsObject() && e.HasMember(field) && e[field].IsString() && name == e[field].GetString())
+      return &e;
   return nullptr;
 }
 
@@ -96,7 +101,9 @@ class HttpTest : public NsqdTest {
     return r;
   }
   Reply get(std::string_view target) { return req("GET", target); }
-  Reply post(std::string_view target, std::string_view body = {}) { return req("POST", target, body); }
+  Reply post(std::string_view target, std::string_view body = {}) {
+    return req("POST", target, body);
+  }
 
   // GET /stats?format=json&<query> parsed into doc_; false (with a failure) if not 200 JSON.
   ::testing::AssertionResult stats(const std::string& query = {}) {

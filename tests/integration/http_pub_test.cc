@@ -48,7 +48,8 @@ TEST_F(HttpPubTest, PubCreatesTopicAndBuffers) {
   start_http();
   if (IsSkipped() || HasFatalFailure()) return;
   EXPECT_TRUE(is_v1_ok(post("/pub?topic=fresh", "one"), "OK"));
-  EXPECT_TRUE(is_v1_ok(post("/pub?topic=fresh&topic=other", "two"), "OK")) << "first value of a repeated key";
+  EXPECT_TRUE(is_v1_ok(post("/pub?topic=fresh&topic=other", "two"), "OK"))
+      << "first value of a repeated key";
   EXPECT_EQ(topic_stat("fresh", "depth"), 2);
   ASSERT_TRUE(stats());
   EXPECT_EQ(topic("other"), nullptr) << stats_body_;
@@ -104,8 +105,10 @@ TEST_F(HttpPubTest, PubMsgTooBig) {
   start_http({"--max-msg-size=100"});
   if (IsSkipped() || HasFatalFailure()) return;
   EXPECT_TRUE(is_v1_error(post("/pub?topic=t", std::string(101, 'x')), 413, "MSG_TOO_BIG"));
-  EXPECT_TRUE(is_v1_error(req("POST", "/pub?topic=t", std::string(101, 'y'), kChunked), 413, "MSG_TOO_BIG"));
-  EXPECT_TRUE(is_v1_error(req("POST", "/pub?topic=t", std::string(5000, 'z'), kChunked), 413, "MSG_TOO_BIG"));
+  EXPECT_TRUE(is_v1_error(req("POST", "/pub?topic=t", std::string(101, 'y'), kChunked), 413,
+                          "MSG_TOO_BIG"));
+  EXPECT_TRUE(is_v1_error(req("POST", "/pub?topic=t", std::string(5000, 'z'), kChunked), 413,
+                          "MSG_TOO_BIG"));
   // Size checks come before the topic checks.
   EXPECT_TRUE(is_v1_error(post("/pub?topic=bad!", std::string(101, 'x')), 413, "MSG_TOO_BIG"));
   ASSERT_TRUE(stats());
@@ -113,7 +116,8 @@ TEST_F(HttpPubTest, PubMsgTooBig) {
   EXPECT_TRUE(is_v1_ok(post("/pub?topic=t", std::string(100, 'a')), "OK"));
   EXPECT_TRUE(is_v1_ok(req("POST", "/pub?topic=t", std::string(100, 'b'), kChunked), "OK"));
   auto c = consumer("t", "c", 10);
-  EXPECT_EQ(receive(c, 2), (std::vector<std::string>{std::string(100, 'a'), std::string(100, 'b')}));
+  EXPECT_EQ(receive(c, 2),
+            (std::vector<std::string>{std::string(100, 'a'), std::string(100, 'b')}));
   EXPECT_TRUE(got_nothing(c));
 }
 
@@ -126,8 +130,9 @@ TEST_F(HttpPubTest, TooBigContentLengthAnsweredBeforeBody) {
                                   std::tuple{"/mpub?topic=t", 1000000, "BODY_TOO_BIG"}}) {
     HttpClient c(http_port(), 3000ms);
     ASSERT_TRUE(c.connect());
-    ASSERT_TRUE(c.send_raw(std::string("POST ") + target + " HTTP/1.1\r\nHost: x\r\nContent-Length: " +
-                           std::to_string(len) + "\r\n\r\n" + std::string(10, 'x')));
+    ASSERT_TRUE(c.send_raw(std::string("POST ") + target +
+                           " HTTP/1.1\r\nHost: x\r\nContent-Length: " + std::to_string(len) +
+                           "\r\n\r\n" + std::string(10, 'x')));
     auto r = c.read_response();
     EXPECT_TRUE(is_v1_error(r, 413, msg)) << target << ": " << c.last_error();
   }
@@ -141,14 +146,16 @@ TEST_F(HttpPubTest, PubInvalidDefer) {
   start_http({"--max-req-timeout=10s"});
   if (IsSkipped() || HasFatalFailure()) return;
   for (const char* d : {"abc", "1.5", "", "1e3", "-1", "10001", "99999999999999999999"}) {
-    EXPECT_TRUE(is_v1_error(post(std::string("/pub?topic=t&defer=") + d, "x"), 400, "INVALID_DEFER"))
+    EXPECT_TRUE(
+        is_v1_error(post(std::string("/pub?topic=t&defer=") + d, "x"), 400, "INVALID_DEFER"))
         << "defer=" << d;
   }
   ASSERT_TRUE(stats("topic=t"));
   auto* tp = topic("t");
   ASSERT_NE(tp, nullptr) << "the topic is created before defer is checked: " << stats_body_;
   EXPECT_EQ(int_of(*tp, "message_count"), 0);
-  EXPECT_TRUE(is_v1_ok(post("/pub?topic=t&defer=10000", "max"), "OK")) << "defer = max-req-timeout is allowed";
+  EXPECT_TRUE(is_v1_ok(post("/pub?topic=t&defer=10000", "max"), "OK"))
+      << "defer = max-req-timeout is allowed";
   EXPECT_TRUE(is_v1_ok(post("/pub?topic=t&defer=+5", "plus"), "OK")) << "signed base-10 integer";
   EXPECT_EQ(topic_stat("t", "message_count"), 2);
 }
@@ -185,13 +192,17 @@ TEST_F(HttpPubTest, MpubTextLineTooLong) {
   start_http({"--max-msg-size=10"});
   if (IsSkipped() || HasFatalFailure()) return;
   auto c = consumer("t", "c", 10);
-  EXPECT_TRUE(is_v1_error(post("/mpub?topic=t", "short\n" + std::string(11, 'x') + "\nlast"), 413, "MSG_TOO_BIG"));
-  EXPECT_TRUE(is_v1_error(post("/mpub?topic=t", "first\n" + std::string(11, 'x')), 413, "MSG_TOO_BIG"));
+  EXPECT_TRUE(is_v1_error(post("/mpub?topic=t", "short\n" + std::string(11, 'x') + "\nlast"), 413,
+                          "MSG_TOO_BIG"));
+  EXPECT_TRUE(
+      is_v1_error(post("/mpub?topic=t", "first\n" + std::string(11, 'x')), 413, "MSG_TOO_BIG"));
   EXPECT_TRUE(got_nothing(c)) << "part of a rejected MPUB was published";
   EXPECT_EQ(topic_stat("t", "message_count"), 0);
   // Exactly max-msg-size, with the \r counted.
-  EXPECT_TRUE(is_v1_ok(post("/mpub?topic=t", std::string(10, 'a') + "\n" + std::string(9, 'b') + "\r\n"), "OK"));
-  EXPECT_EQ(receive(c, 2), (std::vector<std::string>{std::string(10, 'a'), std::string(9, 'b') + "\r"}));
+  EXPECT_TRUE(is_v1_ok(
+      post("/mpub?topic=t", std::string(10, 'a') + "\n" + std::string(9, 'b') + "\r\n"), "OK"));
+  EXPECT_EQ(receive(c, 2),
+            (std::vector<std::string>{std::string(10, 'a'), std::string(9, 'b') + "\r"}));
   EXPECT_TRUE(is_v1_error(post("/mpub?topic=t", std::string(10, 'b') + "\r\n"), 413, "MSG_TOO_BIG"))
       << "the \\r is part of the message";
 }
@@ -227,15 +238,20 @@ TEST_F(HttpPubTest, MpubBinaryMalformed) {
   const std::string q = "/mpub?topic=t&binary=true";
   EXPECT_TRUE(is_v1_error(post(q, be32(0)), 413, "BAD_BODY")) << "count 0";
   EXPECT_TRUE(is_v1_error(post(q, be32(0xffffffffu)), 413, "BAD_BODY")) << "count -1";
-  EXPECT_TRUE(is_v1_error(post(q, be32((1000 - 4) / 5 + 1) + binary_body({"a"}).substr(4)), 413, "BAD_BODY"))
+  EXPECT_TRUE(is_v1_error(post(q, be32((1000 - 4) / 5 + 1) + binary_body({"a"}).substr(4)), 413,
+                          "BAD_BODY"))
       << "count above (max-body-size - 4) / 5";
   EXPECT_TRUE(is_v1_error(post(q, std::string("\0\0", 2)), 413, "BAD_BODY")) << "count cut";
-  EXPECT_TRUE(is_v1_error(post(q, be32(2) + be32(1) + "a"), 413, "BAD_MESSAGE")) << "second size missing";
-  EXPECT_TRUE(is_v1_error(post(q, be32(1) + std::string("\0\0", 2)), 413, "BAD_MESSAGE")) << "size cut";
+  EXPECT_TRUE(is_v1_error(post(q, be32(2) + be32(1) + "a"), 413, "BAD_MESSAGE"))
+      << "second size missing";
+  EXPECT_TRUE(is_v1_error(post(q, be32(1) + std::string("\0\0", 2)), 413, "BAD_MESSAGE"))
+      << "size cut";
   EXPECT_TRUE(is_v1_error(post(q, be32(1) + be32(0)), 413, "BAD_MESSAGE")) << "size 0";
-  EXPECT_TRUE(is_v1_error(post(q, be32(2) + be32(1) + "a" + be32(0xfffffff0u) + "b"), 413, "BAD_MESSAGE"))
+  EXPECT_TRUE(
+      is_v1_error(post(q, be32(2) + be32(1) + "a" + be32(0xfffffff0u) + "b"), 413, "BAD_MESSAGE"))
       << "negative size";
-  EXPECT_TRUE(is_v1_error(post(q, be32(1) + be32(51) + std::string(51, 'x')), 413, "BAD_MESSAGE")) << "size > max";
+  EXPECT_TRUE(is_v1_error(post(q, be32(1) + be32(51) + std::string(51, 'x')), 413, "BAD_MESSAGE"))
+      << "size > max";
   EXPECT_TRUE(is_v1_error(post(q, be32(1) + be32(10) + "short"), 413, "BAD_MESSAGE")) << "body cut";
   EXPECT_TRUE(is_v1_error(post(q, ""), 413, "BAD_BODY")) << "empty body";
   EXPECT_TRUE(got_nothing(c)) << "a malformed binary MPUB published something";
@@ -251,10 +267,12 @@ TEST_F(HttpPubTest, MpubBodyTooBig) {
   if (IsSkipped() || HasFatalFailure()) return;
   const std::string big = std::string(60, 'a') + "\n" + std::string(40, 'b');  // 101 bytes
   EXPECT_TRUE(is_v1_error(post("/mpub?topic=t", big), 413, "BODY_TOO_BIG"));
-  EXPECT_TRUE(is_v1_error(post("/mpub?topic=t&binary=true", binary_body({std::string(93, 'x')})), 413,
-                          "BODY_TOO_BIG"));
-  EXPECT_TRUE(is_v1_error(post("/mpub", big), 413, "BODY_TOO_BIG")) << "size checked before the topic";
-  EXPECT_TRUE(is_v1_error(req("POST", "/mpub?topic=t", big, kChunked), 413, "BODY_TOO_BIG")) << "by body";
+  EXPECT_TRUE(is_v1_error(post("/mpub?topic=t&binary=true", binary_body({std::string(93, 'x')})),
+                          413, "BODY_TOO_BIG"));
+  EXPECT_TRUE(is_v1_error(post("/mpub", big), 413, "BODY_TOO_BIG"))
+      << "size checked before the topic";
+  EXPECT_TRUE(is_v1_error(req("POST", "/mpub?topic=t", big, kChunked), 413, "BODY_TOO_BIG"))
+      << "by body";
   auto c = consumer("t", "c", 10);
   EXPECT_TRUE(got_nothing(c));
   EXPECT_EQ(topic_stat("t", "message_count"), 0);

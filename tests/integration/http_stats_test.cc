@@ -10,20 +10,25 @@ namespace {
 
 using HttpStatsTest = HttpTest;
 
-const char* kTopicKeys = "topic_name,channels,depth,backend_depth,message_count,message_bytes,paused,"
-                         "e2e_processing_latency";
-const char* kChannelKeys = "channel_name,depth,backend_depth,in_flight_count,deferred_count,message_count,"
-                           "requeue_count,timeout_count,client_count,clients,paused,e2e_processing_latency";
-const char* kClientKeys = "client_id,hostname,version,remote_address,state,ready_count,in_flight_count,"
-                          "message_count,finish_count,requeue_count,connect_ts,sample_rate,deflate,snappy,"
-                          "user_agent,tls,tls_cipher_suite,tls_version,tls_negotiated_protocol,"
-                          "tls_negotiated_protocol_is_mutual";
-const char* kProducerKeys = "client_id,hostname,version,remote_address,state,ready_count,in_flight_count,"
-                            "message_count,finish_count,requeue_count,connect_ts,sample_rate,deflate,snappy,"
-                            "user_agent,pub_counts,tls,tls_cipher_suite,tls_version,tls_negotiated_protocol,"
-                            "tls_negotiated_protocol_is_mutual";
-const char* kMemoryKeys = "heap_objects,heap_idle_bytes,heap_in_use_bytes,heap_released_bytes,gc_pause_usec_100,"
-                          "gc_pause_usec_99,gc_pause_usec_95,next_gc_bytes,gc_total_runs";
+const char* kTopicKeys =
+    "topic_name,channels,depth,backend_depth,message_count,message_bytes,paused,"
+    "e2e_processing_latency";
+const char* kChannelKeys =
+    "channel_name,depth,backend_depth,in_flight_count,deferred_count,message_count,"
+    "requeue_count,timeout_count,client_count,clients,paused,e2e_processing_latency";
+const char* kClientKeys =
+    "client_id,hostname,version,remote_address,state,ready_count,in_flight_count,"
+    "message_count,finish_count,requeue_count,connect_ts,sample_rate,deflate,snappy,"
+    "user_agent,tls,tls_cipher_suite,tls_version,tls_negotiated_protocol,"
+    "tls_negotiated_protocol_is_mutual";
+const char* kProducerKeys =
+    "client_id,hostname,version,remote_address,state,ready_count,in_flight_count,"
+    "message_count,finish_count,requeue_count,connect_ts,sample_rate,deflate,snappy,"
+    "user_agent,pub_counts,tls,tls_cipher_suite,tls_version,tls_negotiated_protocol,"
+    "tls_negotiated_protocol_is_mutual";
+const char* kMemoryKeys =
+    "heap_objects,heap_idle_bytes,heap_in_use_bytes,heap_released_bytes,gc_pause_usec_100,"
+    "gc_pause_usec_99,gc_pause_usec_95,next_gc_bytes,gc_total_runs";
 
 std::vector<std::string> names(const rapidjson::Value& arr, const char* field) {
   std::vector<std::string> out;
@@ -64,7 +69,8 @@ class StatsScenario : public HttpStatsTest {
     ASSERT_TRUE(is_v1_ok(post("/topic/create?topic=b"), ""));
     ASSERT_TRUE(is_v1_ok(post("/topic/create?topic=a"), ""));
     ASSERT_TRUE(is_v1_ok(post("/channel/create?topic=a&channel=z"), ""));
-    consumer_ = consumer("a", "y", 7, R"({"client_id":"cid","hostname":"hn","user_agent":"ua/1.0"})");
+    consumer_ =
+        consumer("a", "y", 7, R"({"client_id":"cid","hostname":"hn","user_agent":"ua/1.0"})");
     producer_ = client();
     for (int i = 0; i < 4; ++i) {
       producer_.pub("a", "m" + std::to_string(i));
@@ -104,14 +110,18 @@ TEST_F(StatsScenario, JsonSchemaAndCounters) {
   EXPECT_EQ(join(keys_of(d)), "version,health,start_time,topics,memory,producers");
   EXPECT_EQ(str_of(d, "version"), "1.3.0");
   EXPECT_EQ(str_of(d, "health"), "OK");
-  int64_t now = static_cast<int64_t>(std::time(nullptr));
+  // system_clock, not time(): glibc's time() reads a coarse clock that can lag a few ms.
+  int64_t now = std::chrono::duration_cast<std::chrono::seconds>(
+                    std::chrono::system_clock::now().time_since_epoch())
+                    .count();
   EXPECT_LE(int_of(d, "start_time"), now);
   EXPECT_GE(int_of(d, "start_time"), now - 60);
   EXPECT_EQ(join(keys_of(d["memory"])), kMemoryKeys);
   for (auto& m : d["memory"].GetObject()) EXPECT_TRUE(m.value.IsInt64()) << m.name.GetString();
 
   ASSERT_TRUE(d["topics"].IsArray());
-  EXPECT_EQ(names(d["topics"], "topic_name"), (std::vector<std::string>{"a", "b"})) << "topics sorted by name";
+  EXPECT_EQ(names(d["topics"], "topic_name"), (std::vector<std::string>{"a", "b"}))
+      << "topics sorted by name";
   auto* a = find_named(d["topics"], "topic_name", "a");
   auto* b = find_named(d["topics"], "topic_name", "b");
   ASSERT_TRUE(a && b);
@@ -127,7 +137,8 @@ TEST_F(StatsScenario, JsonSchemaAndCounters) {
   EXPECT_EQ(int_of(*b, "depth"), 1);
   EXPECT_TRUE((*b)["channels"].IsArray() && (*b)["channels"].Empty()) << "no channels → []";
 
-  EXPECT_EQ(names((*a)["channels"], "channel_name"), (std::vector<std::string>{"y", "z"})) << "channels sorted";
+  EXPECT_EQ(names((*a)["channels"], "channel_name"), (std::vector<std::string>{"y", "z"}))
+      << "channels sorted";
   auto* y = find_named((*a)["channels"], "channel_name", "y");
   auto* z = find_named((*a)["channels"], "channel_name", "z");
   ASSERT_TRUE(y && z);
@@ -198,12 +209,14 @@ TEST_F(StatsScenario, Filters) {
 
   ASSERT_TRUE(stats("topic=a&channel=z"));
   EXPECT_EQ(names((*doc_)["topics"], "topic_name"), (std::vector<std::string>{"a"})) << stats_body_;
-  EXPECT_EQ(names((*topic("a"))["channels"], "channel_name"), (std::vector<std::string>{"z"})) << stats_body_;
+  EXPECT_EQ(names((*topic("a"))["channels"], "channel_name"), (std::vector<std::string>{"z"}))
+      << stats_body_;
 
   // channel= alone: topics without such a channel are left out.
   ASSERT_TRUE(stats("channel=y"));
   EXPECT_EQ(names((*doc_)["topics"], "topic_name"), (std::vector<std::string>{"a"})) << stats_body_;
-  EXPECT_EQ(names((*topic("a"))["channels"], "channel_name"), (std::vector<std::string>{"y"})) << stats_body_;
+  EXPECT_EQ(names((*topic("a"))["channels"], "channel_name"), (std::vector<std::string>{"y"}))
+      << stats_body_;
 
   // The producer published to a only; filtered on a, its entry is there.
   producer_.pub("b", "pb");
@@ -294,7 +307,8 @@ TEST_F(HttpStatsTest, TimeoutCounted) {
   EXPECT_EQ(int_of(*channel("t", "c"), "in_flight_count"), 0);
 }
 
-// A connection that only subscribes is not a producer; no topics → producers [] or null, topics not null.
+// A connection that only subscribes is not a producer; no topics → producers [] or null, topics not
+// null.
 TEST_F(HttpStatsTest, NoProducersWithoutTcpPublish) {
   start_http();
   if (IsSkipped() || HasFatalFailure()) return;
@@ -304,7 +318,8 @@ TEST_F(HttpStatsTest, NoProducersWithoutTcpPublish) {
   ASSERT_TRUE(read_message(c));
   ASSERT_TRUE(stats());
   auto& p = (*doc_)["producers"];
-  EXPECT_TRUE(p.IsNull() || (p.IsArray() && p.Empty())) << "HTTP publishers or consumers listed: " << stats_body_;
+  EXPECT_TRUE(p.IsNull() || (p.IsArray() && p.Empty()))
+      << "HTTP publishers or consumers listed: " << stats_body_;
   EXPECT_EQ(int_of(*topic("t"), "message_count"), 3);
 }
 

@@ -11,8 +11,8 @@
 #include <algorithm>
 #include <cctype>
 #include <cerrno>
-#include <cstdlib>
 #include <cstdio>
+#include <cstdlib>
 #include <cstring>
 #include <utility>
 
@@ -30,12 +30,14 @@ std::string lower(std::string_view s) {
 
 std::string trim(std::string_view s) {
   while (!s.empty() && (s.front() == ' ' || s.front() == '\t')) s.remove_prefix(1);
-  while (!s.empty() && (s.back() == ' ' || s.back() == '\t' || s.back() == '\r')) s.remove_suffix(1);
+  while (!s.empty() && (s.back() == ' ' || s.back() == '\t' || s.back() == '\r'))
+    s.remove_suffix(1);
   return std::string(s);
 }
 
 int remaining_ms(Clock::time_point deadline) {
-  auto left = std::chrono::duration_cast<std::chrono::milliseconds>(deadline - Clock::now()).count();
+  auto left =
+      std::chrono::duration_cast<std::chrono::milliseconds>(deadline - Clock::now()).count();
   return left < 0 ? 0 : static_cast<int>(left);
 }
 
@@ -67,7 +69,8 @@ std::string HttpReply::describe() const {
   return s;
 }
 
-HttpClient::HttpClient(int port, std::chrono::milliseconds timeout) : port_(port), timeout_(timeout) {}
+HttpClient::HttpClient(int port, std::chrono::milliseconds timeout)
+    : port_(port), timeout_(timeout) {}
 
 HttpClient::~HttpClient() { close(); }
 
@@ -197,15 +200,18 @@ std::optional<HttpReply> HttpClient::read_response(bool head_request) {
   const auto deadline = Clock::now() + timeout_;
   std::size_t header_end;
   while ((header_end = buf_.find("\r\n\r\n")) == std::string::npos) {
-    if (!fill(deadline)) return fail("no complete response head: " + error_ + " (got '" + buf_ + "')");
+    if (!fill(deadline))
+      return fail("no complete response head: " + error_ + " (got '" + buf_ + "')");
   }
   HttpReply r;
   std::string_view head(buf_.data(), header_end);
   auto eol = head.find("\r\n");
   std::string_view status_line = head.substr(0, eol);
-  if (status_line.rfind("HTTP/", 0) != 0) return fail("bad status line '" + std::string(status_line) + "'");
+  if (status_line.rfind("HTTP/", 0) != 0)
+    return fail("bad status line '" + std::string(status_line) + "'");
   auto sp1 = status_line.find(' ');
-  if (sp1 == std::string_view::npos) return fail("bad status line '" + std::string(status_line) + "'");
+  if (sp1 == std::string_view::npos)
+    return fail("bad status line '" + std::string(status_line) + "'");
   r.version = std::string(status_line.substr(0, sp1));
   r.status = std::atoi(std::string(status_line.substr(sp1 + 1, 3)).c_str());
   if (status_line.size() > sp1 + 5) r.reason = std::string(status_line.substr(sp1 + 5));
@@ -230,7 +236,8 @@ std::optional<HttpReply> HttpClient::read_response(bool head_request) {
 
   auto te = r.header("transfer-encoding");
   auto cl = r.header("content-length");
-  bool no_body = head_request || r.status == 204 || r.status == 304 || (r.status >= 100 && r.status < 200);
+  bool no_body =
+      head_request || r.status == 204 || r.status == 304 || (r.status >= 100 && r.status < 200);
   if (no_body) {
     // nothing
   } else if (te && lower(*te).find("chunked") != std::string::npos) {
@@ -259,7 +266,8 @@ std::optional<HttpReply> HttpClient::read_response(bool head_request) {
   } else if (cl) {
     std::size_t len = std::strtoul(cl->c_str(), nullptr, 10);
     while (buf_.size() < len)
-      if (!fill(deadline)) return fail("body cut at " + std::to_string(buf_.size()) + " of " + *cl + ": " + error_);
+      if (!fill(deadline))
+        return fail("body cut at " + std::to_string(buf_.size()) + " of " + *cl + ": " + error_);
     r.body = buf_.substr(0, len);
     buf_.erase(0, len);
   } else {
@@ -321,8 +329,9 @@ bool HttpClient::wait_closed(std::chrono::milliseconds timeout) {
   return closed;
 }
 
-std::optional<HttpReply> http_once(int port, std::string_view method, std::string_view target, std::string_view body,
-                                   const HttpClient::Headers& headers, std::chrono::milliseconds timeout) {
+std::optional<HttpReply> http_once(int port, std::string_view method, std::string_view target,
+                                   std::string_view body, const HttpClient::Headers& headers,
+                                   std::chrono::milliseconds timeout) {
   HttpClient c(port, timeout);
   auto r = c.request(method, target, body, headers);
   c.close();

@@ -17,7 +17,8 @@ struct HttpReply {
   std::string reason;
   std::vector<std::pair<std::string, std::string>> headers;
   std::string body;
-  bool connection_close = false;  // the server said "Connection: close" (or HTTP/1.0 without keep-alive)
+  bool connection_close =
+      false;  // the server said "Connection: close" (or HTTP/1.0 without keep-alive)
 
   // First value of header `name` (any case), nullopt if absent.
   std::optional<std::string> header(std::string_view name) const;
@@ -43,7 +44,8 @@ class HttpClient {
  public:
   using Headers = std::vector<std::pair<std::string, std::string>>;
 
-  explicit HttpClient(int port, std::chrono::milliseconds timeout = std::chrono::milliseconds(5000));
+  explicit HttpClient(int port,
+                      std::chrono::milliseconds timeout = std::chrono::milliseconds(5000));
   ~HttpClient();
   HttpClient(HttpClient&& other) noexcept;
   HttpClient& operator=(HttpClient&& other) noexcept;
@@ -53,8 +55,8 @@ class HttpClient {
   // Sends one request (connecting first if there is no usable connection)
   // and reads its response; nullopt on a connection error, timeout or an
   // unparsable response (see last_error()).
-  std::optional<HttpReply> request(std::string_view method, std::string_view target, std::string_view body = {},
-                                   const Headers& headers = {});
+  std::optional<HttpReply> request(std::string_view method, std::string_view target,
+                                   std::string_view body = {}, const Headers& headers = {});
 
   // Lower level: open a connection, send bytes as they are, read one response.
   bool connect();
@@ -71,8 +73,9 @@ class HttpClient {
   void set_timeout(std::chrono::milliseconds t) { timeout_ = t; }
 
  private:
-  bool fill(std::chrono::steady_clock::time_point deadline);  // more bytes into buf_; false on EOF/error/timeout
-  bool usable();  // an open connection the server has not closed
+  bool fill(std::chrono::steady_clock::time_point
+                deadline);  // more bytes into buf_; false on EOF/error/timeout
+  bool usable();            // an open connection the server has not closed
   std::optional<HttpReply> fail(std::string why);
 
   int port_;
@@ -85,8 +88,9 @@ class HttpClient {
 };
 
 // One request on a fresh connection closed afterwards.
-std::optional<HttpReply> http_once(int port, std::string_view method, std::string_view target,
-                                   std::string_view body = {}, const HttpClient::Headers& headers = {},
-                                   std::chrono::milliseconds timeout = std::chrono::milliseconds(5000));
+std::optional<HttpReply> http_once(
+    int port, std::string_view method, std::string_view target, std::string_view body = {},
+    const HttpClient::Headers& headers = {},
+    std::chrono::milliseconds timeout = std::chrono::milliseconds(5000));
 
 }  // namespace nsq::testutil
