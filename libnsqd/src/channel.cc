@@ -28,7 +28,11 @@ Channel::Channel(std::string topic_name, std::string name, QueueContext& ctx,
       name_(std::move(name)),
       ephemeral_(is_ephemeral(name_)),
       ctx_(ctx),
-      backend_(std::move(backend)) {
+      backend_(std::move(backend)),
+      e2e_(ctx.options.e2e_processing_latency_percentiles.empty()
+               ? nullptr
+               : std::make_unique<LatencyStream>(ctx.options.e2e_processing_latency_percentiles,
+                                                 ctx.options.e2e_processing_latency_window_time)) {
   if (backend_) {
     auto p = backend_->positions();
     disk_pending_ = (p.read_file_num != p.write_file_num || p.read_pos != p.write_pos) ? 1 : 0;
@@ -188,6 +192,7 @@ Channel::AckResult Channel::finish(ClientId id, const MessageId& msg) {
   auto it = in_flight_.find(msg);
   if (it == in_flight_.end()) return AckResult::not_in_flight;
   if (it->second.client != id) return AckResult::not_owner;
+  if (e2e_) e2e_->record(unix_nanos() - it->second.msg.msg->timestamp(), Clock::now());
   in_flight_heap_.remove(&it->second);
   in_flight_.erase(it);
   if (auto c = clients_.find(id); c != clients_.end()) --c->second.in_flight;
@@ -354,6 +359,7 @@ bool Channel::paused() const {
 }
 
 std::error_code Channel::empty() {
+  std::vector<std::shared_ptr<Subscriber>> wake;
   {
     std::lock_guard lock(mu_);
     memory_.clear();
@@ -361,10 +367,21 @@ std::error_code Channel::empty() {
     in_flight_heap_.clear();
     in_flight_.clear();
     deferred_ = {};
-    for (auto& [id, slot] : clients_) slot.in_flight = 0;
     disk_pending_ = 0;
+    // Every client has room again: the next message may go to any of them.
+    for (auto& [id, slot] : clients_) {
+      slot.in_flight = 0;
+      slot.waiting = true;
+    }
   }
-  return backend_ ? backend_->empty() : std::error_code{};
+  std::error_code ec = backend_ ? backend_->empty() : std::error_code{};
+  {
+    std::lock_guard lock(mu_);
+    for (auto& [id, slot] : clients_) slot.waiting = true;
+    collect_waiting_locked(wake);
+  }
+  wake_all(wake);
+  return ec;
 }
 
 void Channel::remove() {
@@ -439,5 +456,36 @@ ChannelStats Channel::stats() const {
   return s;
 }
 
+
+stats::Channel Channel::snapshot(bool include_clients) const {
+  stats::Channel out;
+  std::vector<std::pair<std::shared_ptr<Subscriber>, std::int64_t>> subs;
+  ChannelStats s = stats();
+  out.name = name_;
+  out.depth = s.depth;
+  out.backend_depth = s.backend_depth;
+  out.in_flight_count = s.in_flight;
+  out.deferred_count = s.deferred;
+  out.message_count = s.message_count;
+  out.requeue_count = s.requeue_count;
+  out.timeout_count = s.timeout_count;
+  out.client_count = static_cast<std::int64_t>(s.clients);
+  out.paused = s.paused;
+  if (e2e_) out.e2e = e2e_->snapshot(Clock::now());
+  if (include_clients) {
+    {
+      std::lock_guard lock(mu_);
+      for (const auto& [id, slot] : clients_) {
+        if (auto sub = slot.subscriber.lock()) subs.emplace_back(std::move(sub), slot.in_flight);
+      }
+    }
+    for (const auto& [sub, in_flight] : subs) {
+      stats::Client c = sub->stats();
+      c.in_flight_count = in_flight;
+      out.clients.push_back(std::move(c));
+    }
+  }
+  return out;
+}
 
 }  // namespace nsq::nsqd

@@ -18,6 +18,8 @@
 #include "context.h"
 #include "deadline_heap.h"
 #include "message.h"
+#include "quantile.h"
+#include "stats.h"
 
 namespace nsq::nsqd {
 
@@ -30,6 +32,10 @@ class Subscriber {
   virtual void wake() = 0;
   // The channel (or nsqd) is going away: close the connection.
   virtual void close_for_delete() = 0;
+  // For /stats; in_flight_count is filled in by the channel.
+  virtual stats::Client stats() const { return {}; }
+  // Has published at least once (a "producer" in /stats).
+  virtual bool is_producer() const { return false; }
 };
 
 struct ChannelStats {
@@ -93,6 +99,9 @@ class Channel : public std::enable_shared_from_this<Channel> {
   void close_for_shutdown();
 
   ChannelStats stats() const;
+  stats::Channel snapshot(bool include_clients) const;
+  // FIN latency stream; null unless --e2e-processing-latency-percentile is set.
+  const LatencyStream* latency() const noexcept { return e2e_.get(); }
 
  private:
   struct InFlight {
@@ -131,6 +140,7 @@ class Channel : public std::enable_shared_from_this<Channel> {
   const bool ephemeral_;
   QueueContext& ctx_;
   const std::shared_ptr<diskqueue::DiskQueue> backend_;  // null when ephemeral
+  const std::unique_ptr<LatencyStream> e2e_;  // internally locked
 
   mutable std::mutex mu_;
   std::deque<QueuedMessage> memory_;      // guarded by mu_

@@ -54,7 +54,10 @@ ClientConn::ClientConn(asio::ip::tcp::socket socket, Broker& broker, ConnRegistr
       id_(broker.next_client_id()),
       remote_(endpoint_text(socket_)),
       write_signal_(socket_.get_executor(), Clock::time_point::max()),
-      watchdog_timer_(socket_.get_executor()) {
+      watchdog_timer_(socket_.get_executor()),
+      connect_ts_(std::chrono::duration_cast<std::chrono::seconds>(
+                      std::chrono::system_clock::now().time_since_epoch())
+                      .count()) {
   const Options& o = broker.options();
   settings_.heartbeat_interval_ms = 30000;
   settings_.output_buffer_size = 16384;
@@ -293,9 +296,35 @@ void ClientConn::leave_channel() {
   if (!channel_) return;
   channel_->remove_client(id_);
   std::string topic = channel_->topic_name(), channel = channel_->name();
-  channel_.reset();
-  topic_.reset();
+  {
+    std::lock_guard lock(stats_mu_);
+    channel_.reset();
+    topic_.reset();
+  }
   broker_.client_left(topic, channel);
+}
+
+stats::Client ClientConn::stats() const {
+  stats::Client c;
+  {
+    std::lock_guard lock(stats_mu_);
+    c.client_id = settings_.client_id;
+    c.hostname = settings_.hostname;
+    c.user_agent = settings_.user_agent;
+    c.state = static_cast<int>(state_);
+    c.ready_count = rdy_;
+    c.sample_rate = settings_.sample_rate;
+    c.deflate = settings_.deflate;
+    c.snappy = settings_.snappy;
+    c.tls = settings_.tls_v1;
+    for (const auto& [topic, count] : pub_counts_) c.pub_counts.push_back({topic, count});
+  }
+  c.remote_address = remote_;
+  c.connect_ts = connect_ts_;
+  c.message_count = message_count_.load(std::memory_order_relaxed);
+  c.finish_count = finish_count_.load(std::memory_order_relaxed);
+  c.requeue_count = requeue_count_.load(std::memory_order_relaxed);
+  return c;
 }
 
 // ---------------------------------------------------------------------------
@@ -316,7 +345,7 @@ void ClientConn::pump() {
     append_message_frame(out_, MessageHeader{m.msg->timestamp(), m.attempts, m.msg->id()},
                          m.msg->body());
   }
-  message_count_ += batch_.size();
+  message_count_.fetch_add(batch_.size(), std::memory_order_relaxed);
   if (batch_.size() == kMaxPumpBatch) pump_after_write_ = true;  // there may be more
   batch_.clear();
   queue_bytes();
@@ -389,12 +418,18 @@ awaitable<bool> ClientConn::cmd_identify(const Params&) {
 
   auto negotiated = negotiate_identify_json(body, limits);
   if (!negotiated) co_return send_error(negotiated.error());
-  settings_ = std::move(*negotiated);
+  {
+    std::lock_guard lock(stats_mu_);
+    settings_ = std::move(*negotiated);
+  }
   // Validation above is Go's, both-compressions error included; the
   // upgrades themselves come with their issue, so the answer is "off".
-  settings_.deflate = false;
-  settings_.snappy = false;
-  settings_.tls_v1 = false;
+  {
+    std::lock_guard lock(stats_mu_);
+    settings_.deflate = false;
+    settings_.snappy = false;
+    settings_.tls_v1 = false;
+  }
   auto now = Clock::now();
   if (settings_.heartbeat_interval_ms > 0) {
     read_deadline_ = now + 2 * ms(settings_.heartbeat_interval_ms);
@@ -562,6 +597,11 @@ awaitable<bool> ClientConn::publish(std::string_view cmd, const std::string& top
     broker_.report_disk_result(wait->ec);
     if (wait->ec) co_return fatal(failed, std::string(cmd) + " failed " + wait->ec.message());
   }
+  {
+    std::lock_guard lock(stats_mu_);
+    pub_counts_[topic_name] += bodies.size();
+  }
+  is_producer_.store(true, std::memory_order_relaxed);
   send_response("OK");
   co_return true;
 }
@@ -587,12 +627,14 @@ bool ClientConn::cmd_sub(const Params& params) {
     auto channel = topic->get_or_create_channel(channel_name);
     if (!channel) continue;
     switch (channel->add_client(id_, weak_from_this())) {
-      case Channel::AddResult::ok:
+      case Channel::AddResult::ok: {
+        std::lock_guard lock(stats_mu_);
         topic_ = std::move(topic);
         channel_ = std::move(channel);
         state_ = State::subscribed;
         send_response("OK");
         return true;
+      }
       case Channel::AddResult::too_many_consumers:
         return fatal("E_SUB_FAILED", "SUB failed consumers for " + topic_name + ":" +
                                          channel_name + " exceeds limit of " +
@@ -617,7 +659,10 @@ bool ClientConn::cmd_rdy(const Params& params) {
     }
     count = static_cast<std::int64_t>(*parsed);
   }
-  rdy_ = count;
+  {
+    std::lock_guard lock(stats_mu_);
+    rdy_ = count;
+  }
   pump_needed_ = true;
   return true;
 }
@@ -659,7 +704,7 @@ bool ClientConn::cmd_fin(const Params& params) {
                                         std::string(ack_reason(r)),
                                     false});
   }
-  ++finish_count_;
+  finish_count_.fetch_add(1, std::memory_order_relaxed);
   pump_needed_ = true;
   return true;
 }
@@ -687,7 +732,7 @@ bool ClientConn::cmd_req(const Params& params) {
                                         std::string(ack_reason(r)),
                                     false});
   }
-  ++requeue_count_;
+  requeue_count_.fetch_add(1, std::memory_order_relaxed);
   pump_needed_ = true;
   return true;
 }
@@ -709,8 +754,11 @@ bool ClientConn::cmd_touch(const Params& params) {
 
 bool ClientConn::cmd_cls(const Params&) {
   if (state_ != State::subscribed) return fatal("E_INVALID", "cannot CLS in current state");
-  rdy_ = 0;
-  state_ = State::closing;
+  {
+    std::lock_guard lock(stats_mu_);
+    rdy_ = 0;
+    state_ = State::closing;
+  }
   send_response("CLOSE_WAIT");
   return true;
 }

@@ -9,6 +9,8 @@
 #include <atomic>
 #include <chrono>
 #include <cstdint>
+#include <map>
+#include <mutex>
 #include <memory>
 #include <string>
 #include <string_view>
@@ -43,6 +45,8 @@ class ClientConn : public Subscriber, public std::enable_shared_from_this<Client
 
   void wake() override;
   void close_for_delete() override { close(); }
+  stats::Client stats() const override;
+  bool is_producer() const override { return is_producer_.load(std::memory_order_relaxed); }
 
   ClientId id() const noexcept { return id_; }
 
@@ -119,9 +123,16 @@ class ClientConn : public Subscriber, public std::enable_shared_from_this<Client
   std::atomic<bool> wake_pending_{false};
   bool pump_needed_ = false;
 
-  std::uint64_t message_count_ = 0;
-  std::uint64_t finish_count_ = 0;
-  std::uint64_t requeue_count_ = 0;
+  // What /stats reads from other threads: counters are atomics; the rest is
+  // written by this connection's thread under stats_mu_ (and read by it
+  // without the lock, as the only writer).
+  mutable std::mutex stats_mu_;
+  std::map<std::string, std::uint64_t> pub_counts_;  // guarded by stats_mu_
+  const std::int64_t connect_ts_;
+  std::atomic<std::uint64_t> message_count_{0};
+  std::atomic<std::uint64_t> finish_count_{0};
+  std::atomic<std::uint64_t> requeue_count_{0};
+  std::atomic<bool> is_producer_{false};
 };
 
 }  // namespace nsq::nsqd

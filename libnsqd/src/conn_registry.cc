@@ -38,4 +38,19 @@ std::size_t ConnRegistry::size() const {
   return conns_.size();
 }
 
+std::vector<stats::Client> ConnRegistry::producers() const {
+  std::vector<std::shared_ptr<Subscriber>> live;
+  {
+    std::lock_guard lock(mu_);
+    for (const auto& [id, weak] : conns_) {
+      if (auto c = weak.lock()) live.push_back(std::move(c));
+    }
+  }
+  std::vector<stats::Client> out;
+  for (const auto& c : live) {
+    if (c->is_producer()) out.push_back(c->stats());
+  }
+  return out;
+}
+
 }  // namespace nsq::nsqd

@@ -5,8 +5,10 @@
 #include <map>
 #include <memory>
 #include <mutex>
+#include <vector>
 
 #include "context.h"
+#include "stats.h"
 
 namespace nsq::nsqd {
 
@@ -22,6 +24,8 @@ class ConnRegistry {
   // True once no connection is left; false if `timeout` passed first.
   bool wait_empty(std::chrono::milliseconds timeout);
   std::size_t size() const;
+  // /stats "producers": connections that published at least once.
+  std::vector<stats::Client> producers() const;
 
  private:
   mutable std::mutex mu_;

@@ -24,6 +24,10 @@
 #include "broker.h"
 #include "client_conn.h"
 #include "conn_registry.h"
+#include "http_api.h"
+#include "statsd.h"
+#include "nsq/http/server.h"
+#include "nsqd/options.h"
 
 namespace nsq::nsqd {
 
@@ -103,7 +107,15 @@ class Server::Impl {
  public:
   Impl(Options options, std::shared_ptr<spdlog::logger> log)
       : log_(log), broker_(std::move(options), log), io_(io_thread_count(broker_.options())),
-        acceptor_(io_.first()) {}
+        acceptor_(io_.first()),
+        api_(broker_, registry_,
+             NodeInfo{os_hostname(), broker_.options().broadcast_address,
+                      std::chrono::duration_cast<std::chrono::seconds>(
+                          std::chrono::system_clock::now().time_since_epoch())
+                          .count(),
+                      [this] { return static_cast<int>(tcp_port_); },
+                      [this] { return http_ ? static_cast<int>(http_->port()) : 0; }},
+             log) {}
 
   ~Impl() {
     if (lock_fd_ >= 0) ::close(lock_fd_);
@@ -133,8 +145,41 @@ class Server::Impl {
                                                   : bound.address().to_string();
     log_->info("TCP: listening on {}:{}", shown, tcp_port_);
 
+    if (!o.http_address.empty()) {
+      http::ServerOptions http_options;
+      http_options.max_body_size =
+          static_cast<std::size_t>(std::max(o.max_body_size, o.max_msg_size));
+      http_ = std::make_unique<http::Server>(
+          http_options,
+          [this](http::Request req, http::ReplyFn reply) {
+            api_.handle(std::move(req), std::move(reply));
+          },
+          [log = log_](std::string_view line) { log->error("HTTP: {}", line); });
+      if (std::string err = http_->listen(o.http_address); !err.empty()) {
+        return "listen (" + o.http_address + ") failed - " + err;
+      }
+      log_->info("HTTP: listening on {}", http_->bound_address());
+    }
+
+    if (!o.statsd_address.empty()) {
+      StatsdSender::Options so;
+      so.address = o.statsd_address;
+      so.interval = o.statsd_interval;
+      so.packet_size = static_cast<std::size_t>(o.statsd_udp_packet_size);
+      int http_port = o.broadcast_http_port > 0 ? o.broadcast_http_port
+                                                : (http_ ? static_cast<int>(http_->port()) : 0);
+      so.config.prefix = expand_statsd_prefix(o.statsd_prefix, o.broadcast_address, http_port);
+      so.config.mem_stats = o.statsd_mem_stats;
+      so.config.exclude_ephemeral = o.statsd_exclude_ephemeral;
+      so.logger = log_;
+      statsd_ = std::make_unique<StatsdSender>(
+          std::move(so), [this] { return api_.snapshot("", "", false, true); });
+    }
+
     asio::co_spawn(io_.first(), accept_loop(), asio::detached);
     io_.start();
+    if (http_) http_->start();
+    if (statsd_) statsd_->start();
     return {};
   }
 
@@ -152,6 +197,8 @@ class Server::Impl {
     });
     closed.get_future().wait();
     log_->info("TCP: closing {}", "listener");
+    if (http_) http_->stop();
+    if (statsd_) statsd_->stop();
     registry_.close_all();
     if (!registry_.wait_empty(std::chrono::seconds(10))) {
       log_->warn("{} clients did not close in time", registry_.size());
@@ -189,6 +236,9 @@ class Server::Impl {
   IoPool io_;
   tcp::acceptor acceptor_;
   std::uint16_t tcp_port_ = 0;
+  HttpApi api_;
+  std::unique_ptr<http::Server> http_;
+  std::unique_ptr<StatsdSender> statsd_;
   int lock_fd_ = -1;
   std::mutex mu_;
   std::condition_variable cv_;

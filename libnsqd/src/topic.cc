@@ -335,4 +335,26 @@ TopicStats Topic::stats() const {
   return s;
 }
 
+stats::Topic Topic::snapshot(const std::string& channel_filter, bool include_clients) const {
+  stats::Topic out;
+  TopicStats s = stats();
+  out.name = name_;
+  out.depth = s.depth;
+  out.backend_depth = s.backend_depth;
+  out.message_count = s.message_count;
+  out.message_bytes = s.message_bytes;
+  out.paused = s.paused;
+  auto all = channels();  // sorted by name (std::map)
+  std::vector<const LatencyStream*> streams;
+  for (const auto& ch : all) {
+    if (ch->latency()) streams.push_back(ch->latency());
+    if (!channel_filter.empty() && ch->name() != channel_filter) continue;
+    out.channels.push_back(ch->snapshot(include_clients));
+  }
+  if (!ctx_.options.e2e_processing_latency_percentiles.empty()) {
+    out.e2e = LatencyStream::merge(streams, Clock::now());
+  }
+  return out;
+}
+
 }  // namespace nsq::nsqd

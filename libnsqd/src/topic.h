@@ -62,6 +62,8 @@ class Topic : public std::enable_shared_from_this<Topic> {
   void close_for_shutdown();
 
   TopicStats stats() const;
+  // channel_filter: only that channel (empty: all).
+  stats::Topic snapshot(const std::string& channel_filter, bool include_clients) const;
 
  private:
   struct Pending {

@@ -156,7 +156,9 @@ TEST_F(HttpPubTest, PubInvalidDefer) {
   EXPECT_EQ(int_of(*tp, "message_count"), 0);
   EXPECT_TRUE(is_v1_ok(post("/pub?topic=t&defer=10000", "max"), "OK"))
       << "defer = max-req-timeout is allowed";
-  EXPECT_TRUE(is_v1_ok(post("/pub?topic=t&defer=+5", "plus"), "OK")) << "signed base-10 integer";
+  // A '+' must be %-escaped: a bare one decodes to a space, which ParseInt refuses.
+  EXPECT_TRUE(is_v1_ok(post("/pub?topic=t&defer=%2B5", "plus"), "OK")) << "signed base-10 integer";
+  EXPECT_TRUE(is_v1_error(post("/pub?topic=t&defer=+5", "space"), 400, "INVALID_DEFER"));
   EXPECT_EQ(topic_stat("t", "message_count"), 2);
 }
 

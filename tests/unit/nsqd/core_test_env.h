@@ -66,6 +66,12 @@ class TestSubscriber : public Subscriber {
     }
     cv_.notify_all();
   }
+  stats::Client stats() const override {
+    stats::Client c;
+    c.client_id = "test";
+    return c;
+  }
+  bool is_producer() const override { return false; }
 
   int wakes() const {
     std::lock_guard lock(mu_);

@@ -1,0 +1,573 @@
+#include "http_api.h"
+
+#include <malloc.h>
+#include <spdlog/spdlog.h>
+
+#include <charconv>
+#include <chrono>
+
+#include "broker.h"
+#include "config_values.h"
+#include "conn_registry.h"
+#include "nsq/mpub.h"
+#include "nsq/names.h"
+#include "nsqd/options_parser.h"
+#include "option_fields.h"
+#include "prometheus.h"
+#include "stats_json.h"
+#include "stats_text.h"
+#include "worker_pool.h"
+
+namespace nsq::nsqd {
+namespace {
+
+using http::Request;
+using http::Response;
+
+constexpr std::string_view kV1Header = "X-NSQ-Content-Type";
+constexpr std::string_view kV1Value = "nsq; version=1.0";
+constexpr std::string_view kJson = "application/json; charset=utf-8";
+constexpr std::string_view kText = "text/plain; charset=utf-8";
+
+Response v1(int status, std::string body, std::string_view content_type = kText) {
+  Response r;
+  r.status = status;
+  r.content_type = std::string(content_type);
+  r.body = std::move(body);
+  r.headers.emplace_back(std::string(kV1Header), std::string(kV1Value));
+  return r;
+}
+
+Response ok_text(std::string body = {}) { return v1(200, std::move(body)); }
+Response ok_json(std::string body) { return v1(200, std::move(body), kJson); }
+Response error(int status, std::string_view message) {
+  return v1(status, "{\"message\":\"" + std::string(message) + "\"}", kJson);
+}
+
+// Go's strconv.ParseBool subset the API accepts.
+std::optional<bool> parse_bool(std::string_view v) {
+  if (v == "true" || v == "1") return true;
+  if (v == "false" || v == "0") return false;
+  return std::nullopt;
+}
+
+stats::Memory process_memory() {
+  stats::Memory m;
+  struct mallinfo2 info = mallinfo2();
+  m.heap_in_use_bytes = static_cast<std::int64_t>(info.uordblks);
+  m.heap_idle_bytes = static_cast<std::int64_t>(info.fordblks);
+  m.heap_released_bytes = static_cast<std::int64_t>(info.fsmblks);
+  return m;
+}
+
+}  // namespace
+
+HttpApi::HttpApi(Broker& broker, ConnRegistry& conns, NodeInfo node,
+                 std::shared_ptr<spdlog::logger> log)
+    : broker_(broker), conns_(conns), node_(std::move(node)), log_(std::move(log)),
+      runtime_(broker.options()) {}
+
+void HttpApi::handle(Request request, Reply reply) {
+  // Handlers may touch disk queues (depth, empty, delete): run them off the
+  // HTTP I/O thread. /ping stays inline so health checks never queue.
+  if (request.path == "/ping") {
+    route(request, reply);
+    return;
+  }
+  auto req = std::make_shared<Request>(std::move(request));
+  broker_.disk_pool().submit([this, req, reply = std::move(reply)] { route(*req, reply); });
+}
+
+namespace {
+
+// The methods a path answers, for 405 and OPTIONS ("" when the path is unknown).
+std::string_view methods_of(std::string_view path) {
+  static constexpr std::string_view kActions[] = {"create", "delete", "empty", "pause", "unpause"};
+  if (path == "/ping" || path == "/info" || path == "/stats" || path == "/metrics") return "GET";
+  if (path == "/pub" || path == "/mpub") return "POST";
+  for (std::string_view prefix : {std::string_view("/topic/"), std::string_view("/channel/")}) {
+    if (path.starts_with(prefix)) {
+      for (auto a : kActions) {
+        if (path.substr(prefix.size()) == a) return "POST";
+      }
+      return "";
+    }
+  }
+  if (path.starts_with("/config/") && path.size() > 8 && path.find('/', 8) == std::string_view::npos) {
+    return "GET, PUT";
+  }
+  return "";
+}
+
+bool allowed(std::string_view methods, std::string_view method) {
+  if (method == "HEAD") method = "GET";
+  for (std::size_t pos = 0; pos < methods.size();) {
+    std::size_t end = methods.find(", ", pos);
+    if (methods.substr(pos, end - pos) == method) return true;
+    if (end == std::string_view::npos) break;
+    pos = end + 2;
+  }
+  return false;
+}
+
+}  // namespace
+
+void HttpApi::route(const Request& req, const Reply& reply) {
+  const std::string& path = req.path;
+  std::string_view methods = methods_of(path);
+  if (methods.empty()) {
+    // Go's router sends a path with a stray trailing slash to the real one.
+    if (path.size() > 1 && path.back() == '/' && !methods_of(path.substr(0, path.size() - 1)).empty()) {
+      Response r;
+      r.status = req.method == "GET" ? 301 : 307;
+      std::string location = path.substr(0, path.size() - 1);
+      if (!req.raw_query.empty()) location += "?" + req.raw_query;
+      r.headers.emplace_back("Location", location);
+      reply(std::move(r));
+      return;
+    }
+    reply(error(404, "NOT_FOUND"));
+    return;
+  }
+  if (req.method == "OPTIONS") {
+    Response r;
+    r.content_type.clear();
+    r.headers.emplace_back("Allow", std::string(methods) + ", OPTIONS");
+    reply(std::move(r));
+    return;
+  }
+  if (!allowed(methods, req.method)) {
+    reply(error(405, "METHOD_NOT_ALLOWED"));
+    return;
+  }
+  if (path == "/ping") {
+    do_ping(req, reply);
+    return;
+  }
+  // /pub and /mpub check their body before the query, as Go does.
+  if (req.bad_query && path != "/pub" && path != "/mpub") {
+    reply(error(400, "INVALID_REQUEST"));
+    return;
+  }
+  if (path == "/info") {
+    do_info(req, reply);
+  } else if (path == "/stats") {
+    do_stats(req, reply);
+  } else if (path == "/metrics") {
+    do_metrics(req, reply);
+  } else if (path == "/pub") {
+    do_pub(req, reply);
+  } else if (path == "/mpub") {
+    do_mpub(req, reply);
+  } else if (path.starts_with("/topic/")) {
+    do_topic(path.substr(7), req, reply);
+  } else if (path.starts_with("/channel/")) {
+    do_channel(path.substr(9), req, reply);
+  } else {
+    do_config(path.substr(8), req, reply);
+  }
+}
+
+void HttpApi::do_ping(const Request&, const Reply& reply) {
+  Response r;
+  r.status = broker_.healthy() ? 200 : 500;
+  r.body = broker_.health();
+  reply(std::move(r));
+}
+
+void HttpApi::do_info(const Request&, const Reply& reply) {
+  const Options& o = broker_.options();
+  std::string json = "{\"version\":\"1.3.0\",\"broadcast_address\":" +
+                     json_quote(o.broadcast_address) + ",\"hostname\":" + json_quote(node_.hostname);
+  json += ",\"http_port\":" + std::to_string(node_.http_port()) +
+          ",\"tcp_port\":" + std::to_string(node_.tcp_port()) +
+          ",\"start_time\":" + std::to_string(node_.start_time) +
+          ",\"max_heartbeat_interval\":" + std::to_string(o.max_heartbeat_interval.count()) +
+          ",\"max_output_buffer_size\":" + std::to_string(o.max_output_buffer_size) +
+          ",\"max_output_buffer_timeout\":" + std::to_string(o.max_output_buffer_timeout.count()) +
+          ",\"max_deflate_level\":" + std::to_string(o.max_deflate_level) + "}";
+  reply(ok_json(std::move(json)));
+}
+
+stats::Snapshot HttpApi::snapshot(const std::string& topic_filter,
+                                  const std::string& channel_filter, bool include_clients,
+                                  bool include_mem) const {
+  stats::Snapshot s;
+  s.health = broker_.health();
+  s.start_time = node_.start_time;
+  s.include_clients = include_clients;
+  if (include_mem) s.memory = process_memory();
+  if (!topic_filter.empty()) {
+    auto topic = broker_.find_topic(topic_filter);
+    if (topic) {
+      s.topics.push_back(topic->snapshot(channel_filter, include_clients));
+    } else {
+      s.topics_null = true;
+    }
+  } else {
+    auto topics = broker_.topics();  // sorted by name (std::map)
+    for (const auto& t : topics) s.topics.push_back(t->snapshot(channel_filter, include_clients));
+  }
+  if (!channel_filter.empty()) {
+    // Topics without such a channel are left out.
+    std::erase_if(s.topics, [](const stats::Topic& t) { return t.channels.empty(); });
+  }
+  if (include_clients) {
+    s.producers = conns_.producers();
+    if (!topic_filter.empty()) {
+      for (auto& p : s.producers) {
+        std::erase_if(p.pub_counts, [&](const stats::PubCount& c) { return c.topic != topic_filter; });
+      }
+    }
+  }
+  return s;
+}
+
+void HttpApi::do_stats(const Request& req, const Reply& reply) {
+  std::string topic = req.query_value("topic").value_or("");
+  std::string channel = req.query_value("channel").value_or("");
+  bool include_clients = parse_bool(req.query_value("include_clients").value_or("true")).value_or(true);
+  bool include_mem = parse_bool(req.query_value("include_mem").value_or("true")).value_or(true);
+  stats::Snapshot s = snapshot(topic, channel, include_clients, include_mem);
+  if (req.query_value("format").value_or("") == "json") {
+    reply(ok_json(render_stats_json(s)));
+    return;
+  }
+  auto now = std::chrono::duration_cast<std::chrono::seconds>(
+                 std::chrono::system_clock::now().time_since_epoch())
+                 .count();
+  reply(ok_text(render_stats_text(s, version_string(current_parse_env().compiler), now)));
+}
+
+void HttpApi::do_metrics(const Request&, const Reply& reply) {
+  Response r;
+  r.content_type = std::string(kPrometheusContentType);
+  r.body = render_prometheus(snapshot("", "", true, true));
+  reply(std::move(r));
+}
+
+void HttpApi::publish(const std::string& topic_name, std::vector<std::string_view> bodies,
+                      std::chrono::milliseconds defer, const Reply& reply) {
+  auto topic = broker_.get_or_create_topic(topic_name);
+  if (!topic) {
+    reply(error(503, "EXITING"));
+    return;
+  }
+  DiskWrites spill;
+  if (topic->publish(bodies, defer, spill)) {
+    reply(error(503, "EXITING"));
+    return;
+  }
+  // Already on a disk thread: write here, then answer.
+  std::error_code ec = perform_disk_writes(spill);
+  if (!spill.empty()) broker_.report_disk_result(ec);
+  reply(ec ? error(503, "EXITING") : ok_text("OK"));
+}
+
+void HttpApi::do_pub(const Request& req, const Reply& reply) {
+  const Options& o = broker_.options();
+  if (auto len = req.header("content-length")) {
+    std::int64_t n = 0;
+    auto [p, ec] = std::from_chars(len->data(), len->data() + len->size(), n);
+    if (ec == std::errc() && n > o.max_msg_size) {
+      reply(error(413, "MSG_TOO_BIG"));
+      return;
+    }
+  }
+  if (req.body_too_big || static_cast<std::int64_t>(req.body.size()) > o.max_msg_size) {
+    reply(error(413, "MSG_TOO_BIG"));
+    return;
+  }
+  if (req.body.empty()) {
+    reply(error(400, "MSG_EMPTY"));
+    return;
+  }
+  if (req.bad_query) {
+    reply(error(400, "INVALID_REQUEST"));
+    return;
+  }
+  auto topic = req.query_value("topic");
+  if (!topic) {
+    reply(error(400, "MISSING_ARG_TOPIC"));
+    return;
+  }
+  if (!is_valid_topic_name(*topic)) {
+    reply(error(400, "INVALID_TOPIC"));
+    return;
+  }
+  if (!broker_.get_or_create_topic(*topic)) {
+    reply(error(503, "EXITING"));
+    return;
+  }
+  std::chrono::milliseconds defer{0};
+  if (auto d = req.query_value("defer")) {
+    std::int64_t v = 0;
+    // Go's ParseInt takes one leading sign, '+' included.
+    std::string_view digits = *d;
+    if (digits.size() > 1 && digits[0] == '+' && digits[1] != '-') digits.remove_prefix(1);
+    auto [p, ec] = std::from_chars(digits.data(), digits.data() + digits.size(), v);
+    auto max_ms = std::chrono::duration_cast<std::chrono::milliseconds>(o.max_req_timeout).count();
+    if (ec != std::errc() || p != digits.data() + digits.size() || v < 0 || v > max_ms) {
+      reply(error(400, "INVALID_DEFER"));
+      return;
+    }
+    defer = std::chrono::milliseconds(v);
+  }
+  publish(*topic, {req.body}, defer, reply);
+}
+
+void HttpApi::do_mpub(const Request& req, const Reply& reply) {
+  const Options& o = broker_.options();
+  if (auto len = req.header("content-length")) {
+    std::int64_t n = 0;
+    auto [p, ec] = std::from_chars(len->data(), len->data() + len->size(), n);
+    if (ec == std::errc() && n > o.max_body_size) {
+      reply(error(413, "BODY_TOO_BIG"));
+      return;
+    }
+  }
+  if (req.bad_query) {
+    reply(error(400, "INVALID_REQUEST"));
+    return;
+  }
+  auto topic = req.query_value("topic");
+  if (!topic) {
+    reply(error(400, "MISSING_ARG_TOPIC"));
+    return;
+  }
+  if (!is_valid_topic_name(*topic)) {
+    reply(error(400, "INVALID_TOPIC"));
+    return;
+  }
+  if (!broker_.get_or_create_topic(*topic)) {
+    reply(error(503, "EXITING"));
+    return;
+  }
+  if (req.body_too_big || static_cast<std::int64_t>(req.body.size()) > o.max_body_size) {
+    reply(error(413, "BODY_TOO_BIG"));
+    return;
+  }
+  // binary: absent, false or 0 is text; true, 1 or anything else is binary.
+  auto binary_param = req.query_value("binary");
+  bool binary = binary_param && *binary_param != "false" && *binary_param != "0";
+  std::vector<std::string_view> bodies;
+  if (binary) {
+    auto parsed = parse_mpub_body(req.body, MpubLimits{o.max_msg_size, o.max_body_size});
+    if (!parsed) {
+      std::string code = parsed.error().code;
+      if (code.starts_with("E_")) code = code.substr(2);
+      reply(error(413, code));
+      return;
+    }
+    bodies = std::move(*parsed);
+  } else {
+    std::string_view rest = req.body;
+    while (!rest.empty()) {
+      std::size_t nl = rest.find('\n');
+      std::string_view line = rest.substr(0, nl);
+      rest = nl == std::string_view::npos ? std::string_view{} : rest.substr(nl + 1);
+      if (line.empty()) continue;
+      if (static_cast<std::int64_t>(line.size()) > o.max_msg_size) {
+        reply(error(413, "MSG_TOO_BIG"));
+        return;
+      }
+      bodies.push_back(line);
+    }
+    if (bodies.empty()) {
+      reply(ok_text("OK"));
+      return;
+    }
+  }
+  publish(*topic, std::move(bodies), std::chrono::milliseconds(0), reply);
+}
+
+void HttpApi::do_topic(const std::string& action, const Request& req, const Reply& reply) {
+  auto name = req.query_value("topic");
+  if (!name) {
+    reply(error(400, "MISSING_ARG_TOPIC"));
+    return;
+  }
+  // delete, pause and unpause look the name up without validating it (as Go).
+  bool validate = action == "create" || action == "empty";
+  if (validate && !is_valid_topic_name(*name)) {
+    reply(error(400, "INVALID_TOPIC"));
+    return;
+  }
+  if (action == "create") {
+    reply(broker_.get_or_create_topic(*name) ? ok_text() : error(503, "EXITING"));
+    return;
+  }
+  if (action == "delete") {
+    reply(broker_.delete_topic(*name) ? ok_text() : error(404, "TOPIC_NOT_FOUND"));
+    return;
+  }
+  auto topic = broker_.find_topic(*name);
+  if (!topic) {
+    reply(error(404, "TOPIC_NOT_FOUND"));
+    return;
+  }
+  if (action == "empty") {
+    reply(topic->empty() ? error(500, "INTERNAL_ERROR") : ok_text());
+    return;
+  }
+  if (action == "pause") {
+    topic->pause();
+  } else {
+    topic->unpause();
+  }
+  reply(broker_.save_metadata() ? error(500, "INTERNAL_ERROR") : ok_text());
+}
+
+void HttpApi::do_channel(const std::string& action, const Request& req, const Reply& reply) {
+  auto topic_name = req.query_value("topic");
+  if (!topic_name) {
+    reply(error(400, "MISSING_ARG_TOPIC"));
+    return;
+  }
+  if (!is_valid_topic_name(*topic_name)) {
+    reply(error(400, "INVALID_ARG_TOPIC"));
+    return;
+  }
+  auto channel_name = req.query_value("channel");
+  if (!channel_name) {
+    reply(error(400, "MISSING_ARG_CHANNEL"));
+    return;
+  }
+  if (!is_valid_channel_name(*channel_name)) {
+    reply(error(400, "INVALID_ARG_CHANNEL"));
+    return;
+  }
+  auto topic = broker_.find_topic(*topic_name);
+  if (!topic) {
+    reply(error(404, "TOPIC_NOT_FOUND"));
+    return;
+  }
+  if (action == "create") {
+    reply(topic->get_or_create_channel(*channel_name) ? ok_text() : error(503, "EXITING"));
+    return;
+  }
+  if (action == "delete") {
+    reply(topic->delete_channel(*channel_name) ? ok_text() : error(404, "CHANNEL_NOT_FOUND"));
+    return;
+  }
+  auto channel = topic->find_channel(*channel_name);
+  if (!channel) {
+    reply(error(404, "CHANNEL_NOT_FOUND"));
+    return;
+  }
+  if (action == "empty") {
+    reply(channel->empty() ? error(500, "INTERNAL_ERROR") : ok_text());
+    return;
+  }
+  if (action == "pause") {
+    channel->pause();
+  } else {
+    channel->unpause();
+  }
+  reply(broker_.save_metadata() ? error(500, "INTERNAL_ERROR") : ok_text());
+}
+
+void HttpApi::do_config(const std::string& opt, const Request& req, const Reply& reply) {
+  auto render = [&](const Options& o) {
+    auto v = config_value(o, opt);
+    return v->json ? ok_json(v->body) : ok_text(v->body);
+  };
+  if (req.method == "GET") {
+    std::lock_guard lock(mu_);
+    if (!config_value(runtime_, opt)) {
+      reply(error(400, "INVALID_OPTION"));
+      return;
+    }
+    reply(render(runtime_));
+    return;
+  }
+  // PUT
+  if (req.body_too_big || req.body.empty() ||
+      static_cast<std::int64_t>(req.body.size()) > broker_.options().max_msg_size) {
+    reply(error(413, "INVALID_VALUE"));
+    return;
+  }
+  if (opt == "log_level") {
+    auto level = detail::parse_log_level(req.body);
+    if (!level) {
+      reply(error(400, "INVALID_VALUE"));
+      return;
+    }
+    static constexpr spdlog::level::level_enum kLevels[] = {
+        spdlog::level::debug, spdlog::level::info, spdlog::level::warn, spdlog::level::err,
+        spdlog::level::critical};
+    log_->set_level(kLevels[static_cast<int>(*level)]);
+    std::lock_guard lock(mu_);
+    runtime_.log_level = *level;
+    reply(render(runtime_));
+    return;
+  }
+  if (opt == "nsqlookupd_tcp_addresses") {
+    // A JSON array of "host:port" strings.
+    std::vector<std::string> addresses;
+    std::string_view s = req.body;
+    auto skip_ws = [&] {
+      while (!s.empty() && (s[0] == ' ' || s[0] == '\n' || s[0] == '\t' || s[0] == '\r')) {
+        s.remove_prefix(1);
+      }
+    };
+    bool ok = false;
+    skip_ws();
+    if (!s.empty() && s[0] == '[') {
+      s.remove_prefix(1);
+      skip_ws();
+      if (!s.empty() && s[0] == ']') {
+        s.remove_prefix(1);
+        ok = true;
+      } else {
+        while (!s.empty() && s[0] == '"') {
+          std::size_t end = s.find('"', 1);
+          if (end == std::string_view::npos) break;
+          addresses.emplace_back(s.substr(1, end - 1));
+          s.remove_prefix(end + 1);
+          skip_ws();
+          if (!s.empty() && s[0] == ',') {
+            s.remove_prefix(1);
+            skip_ws();
+            continue;
+          }
+          if (!s.empty() && s[0] == ']') {
+            s.remove_prefix(1);
+            ok = true;
+          }
+          break;
+        }
+      }
+      skip_ws();
+      ok = ok && s.empty();
+    }
+    for (const auto& a : addresses) ok = ok && a.find(':') != std::string::npos;
+    if (!ok) {
+      reply(error(400, "INVALID_VALUE"));
+      return;
+    }
+    std::function<void(std::vector<std::string>)> callback;
+    {
+      std::lock_guard lock(mu_);
+      runtime_.lookupd_tcp_addresses = addresses;
+      callback = on_lookupd_changed_;
+    }
+    if (callback) callback(addresses);
+    std::lock_guard lock(mu_);
+    reply(render(runtime_));
+    return;
+  }
+  reply(error(400, "INVALID_OPTION"));
+}
+
+std::vector<std::string> HttpApi::lookupd_tcp_addresses() const {
+  std::lock_guard lock(mu_);
+  return runtime_.lookupd_tcp_addresses;
+}
+
+void HttpApi::on_lookupd_addresses_changed(std::function<void(std::vector<std::string>)> callback) {
+  std::lock_guard lock(mu_);
+  on_lookupd_changed_ = std::move(callback);
+}
+
+}  // namespace nsq::nsqd
