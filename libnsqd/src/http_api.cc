@@ -84,6 +84,10 @@ namespace {
 std::string_view methods_of(std::string_view path) {
   static constexpr std::string_view kActions[] = {"create", "delete", "empty", "pause", "unpause"};
   if (path == "/ping" || path == "/info" || path == "/stats" || path == "/metrics") return "GET";
+  if (path == "/debug/setblockrate") return "PUT";
+  if (path == "/debug/freememory") return "POST";
+  if (path == "/debug/pprof/symbol") return "GET, POST";
+  if (path.starts_with("/debug/pprof/")) return "GET";
   if (path == "/pub" || path == "/mpub") return "POST";
   for (std::string_view prefix : {std::string_view("/topic/"), std::string_view("/channel/")}) {
     if (path.starts_with(prefix)) {
@@ -149,7 +153,9 @@ void HttpApi::route(const Request& req, const Reply& reply) {
     reply(error(400, "INVALID_REQUEST"));
     return;
   }
-  if (path == "/info") {
+  if (path.starts_with("/debug/")) {
+    do_debug(req, reply);
+  } else if (path == "/info") {
     do_info(req, reply);
   } else if (path == "/stats") {
     do_stats(req, reply);
@@ -166,6 +172,34 @@ void HttpApi::route(const Request& req, const Reply& reply) {
   } else {
     do_config(path.substr(8), req, reply);
   }
+}
+
+// Go's runtime knobs and profiler. The two knobs keep their contract (the
+// block rate is validated, freeing memory returns what malloc can); the Go
+// profiles have no equivalent here and say so.
+void HttpApi::do_debug(const Request& req, const Reply& reply) {
+  Response r;
+  if (req.path == "/debug/freememory") {
+    malloc_trim(0);
+    r.content_type.clear();
+    reply(std::move(r));
+    return;
+  }
+  if (req.path == "/debug/setblockrate") {
+    std::string rate = req.query_value("rate").value_or("");
+    std::int64_t v = 0;
+    auto [p, ec] = std::from_chars(rate.data(), rate.data() + rate.size(), v);
+    if (ec != std::errc() || p != rate.data() + rate.size()) {
+      r.status = 400;
+      r.body = "invalid block rate : strconv.Atoi: parsing \"" + rate + "\": invalid syntax";
+    }
+    reply(std::move(r));
+    return;
+  }
+  r.status = 501;
+  r.body = "Go runtime profiles (pprof) do not exist in this nsqd; profile it with perf or "
+           "valgrind instead\n";
+  reply(std::move(r));
 }
 
 void HttpApi::do_ping(const Request&, const Reply& reply) {

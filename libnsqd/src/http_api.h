@@ -54,6 +54,7 @@ class HttpApi {
  private:
   void route(const http::Request& req, const Reply& reply);
   void do_ping(const http::Request& req, const Reply& reply);
+  void do_debug(const http::Request& req, const Reply& reply);
   void do_info(const http::Request& req, const Reply& reply);
   void do_stats(const http::Request& req, const Reply& reply);
   void do_metrics(const http::Request& req, const Reply& reply);

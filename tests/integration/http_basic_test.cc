@@ -25,6 +25,25 @@ TEST_F(HttpBasicTest, PingIsPlainOk) {
   EXPECT_FALSE(r->has_header("x-nsq-content-type")) << r->describe();
 }
 
+// §2 debug endpoints: Go's runtime knobs keep their contract; Go profiles do not exist.
+TEST_F(HttpBasicTest, DebugEndpoints) {
+  start_http();
+  if (IsSkipped() || HasFatalFailure()) return;
+  auto r = post("/debug/freememory", "");
+  ASSERT_TRUE(r);
+  EXPECT_EQ(r->status, 200) << r->describe();
+  r = req("PUT", "/debug/setblockrate?rate=x");
+  ASSERT_TRUE(r);
+  EXPECT_EQ(r->status, 400) << r->describe();
+  EXPECT_NE(r->body.find("invalid block rate"), std::string::npos) << r->describe();
+  r = req("PUT", "/debug/setblockrate?rate=1");
+  ASSERT_TRUE(r);
+  EXPECT_EQ(r->status, 200) << r->describe();
+  r = get("/debug/pprof/heap");
+  ASSERT_TRUE(r);
+  EXPECT_EQ(r->status, 501) << r->describe();
+}
+
 // §3 GET /info: keys in order, actual ports, durations in nanoseconds.
 TEST_F(HttpBasicTest, InfoKeysInOrderWithActualPorts) {
   start_http({"--broadcast-address=bcast.example", "--max-heartbeat-interval=45s"});
