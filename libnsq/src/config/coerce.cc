@@ -1,4 +1,4 @@
-#include "config_coerce.h"
+#include "nsq/config/coerce.h"
 
 #include <string_view>
 #include <utility>
@@ -6,7 +6,7 @@
 #include "nsq/flags/go_duration.h"
 #include "nsq/flags/go_strconv.h"
 
-namespace nsq::nsqd::config {
+namespace nsq::config {
 namespace {
 
 using flags::NumError;
@@ -147,4 +147,4 @@ tl::expected<std::vector<double>, std::string> coerce_float_list(const Value& v)
   return std::vector<double>{};
 }
 
-}  // namespace nsq::nsqd::config
+}  // namespace nsq::config

@@ -1,11 +1,11 @@
-#include "config_file.h"
+#include "nsq/config/config_file.h"
 
 #include <sstream>
 #include <utility>
 
 #include <toml++/toml.h>
 
-namespace nsq::nsqd::config {
+namespace nsq::config {
 namespace {
 
 Value convert(const toml::node& node);
@@ -86,4 +86,4 @@ tl::expected<Map, std::string> parse_toml(std::string_view text) {
   }
 }
 
-}  // namespace nsq::nsqd::config
+}  // namespace nsq::config
