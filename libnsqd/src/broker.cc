@@ -32,7 +32,20 @@ Broker::Broker(Options options, std::shared_ptr<spdlog::logger> log)
            *deadlines_,
            [this](std::error_code ec) { report_disk_result(ec); },
            [this](const std::string& name) { return open_backend(name); },
-           [this] { schedule_metadata_save(); }} {}
+           [this] { schedule_metadata_save(); },
+           [this](bool added, const std::string& topic, const std::string& channel) {
+             std::function<void(bool, const std::string&, const std::string&)> hook;
+             {
+               std::lock_guard lock(hooks_mu_);
+               hook = hooks_.registration_changed;
+             }
+             if (hook) hook(added, topic, channel);
+           }} {}
+
+void Broker::set_lookup_hooks(LookupHooks hooks) {
+  std::lock_guard lock(hooks_mu_);
+  hooks_ = std::move(hooks);
+}
 
 Broker::~Broker() {
   deadlines_.reset();
@@ -69,17 +82,42 @@ std::shared_ptr<diskqueue::DiskQueue> Broker::open_backend(const std::string& qu
 
 std::shared_ptr<Topic> Broker::get_or_create_topic(const std::string& name) {
   std::shared_ptr<Topic> topic;
+  LookupHooks hooks;
+  {
+    std::lock_guard lock(hooks_mu_);
+    hooks = hooks_;
+  }
+  bool query_lookupd;
   {
     std::lock_guard lock(mu_);
     if (auto it = topics_.find(name); it != topics_.end()) return it->second;
     if (closing_) return nullptr;
+    // At runtime, ask lookupd for the topic's channels before delivering
+    // (never while loading nsqd.dat).
+    query_lookupd = !loading_ && hooks.channels_of && hooks.configured && hooks.configured();
     std::shared_ptr<diskqueue::DiskQueue> backend;
     if (!is_ephemeral(name)) backend = open_backend(name);
-    topic = std::make_shared<Topic>(name, options_.node_id, ctx_, std::move(backend));
+    topic = std::make_shared<Topic>(name, options_.node_id, ctx_, std::move(backend), !query_lookupd);
     topics_.emplace(name, topic);
   }
   log_->info("TOPIC({}): created", name);
   if (!topic->ephemeral()) schedule_metadata_save();
+  if (hooks.registration_changed) hooks.registration_changed(true, name, "");
+  if (query_lookupd) {
+    // The HTTP queries may take seconds: never on the caller's (I/O) thread.
+    std::weak_ptr<Topic> weak = topic;
+    disk_pool_->submit([weak, channels_of = hooks.channels_of, log = log_] {
+      auto t = weak.lock();
+      if (!t) return;
+      if (auto names = channels_of(t->name())) {
+        for (const auto& c : *names) {
+          if (is_ephemeral(c) || !is_valid_channel_name(c)) continue;
+          t->get_or_create_channel(c);
+        }
+      }
+      t->start();
+    });
+  }
   return topic;
 }
 
@@ -108,6 +146,7 @@ bool Broker::delete_topic(const std::string& name) {
   log_->info("TOPIC({}): deleting", name);
   topic->remove();
   if (!topic->ephemeral()) schedule_metadata_save();
+  ctx_.registration_changed(false, name, "");
   return true;
 }
 
@@ -125,6 +164,7 @@ void Broker::client_left(const std::string& topic_name, const std::string& chann
   if (topic->ephemeral() && topic->channel_count() == 0) {
     log_->info("TOPIC({}): deleting ephemeral topic (no channels left)", topic_name);
     topic->remove();
+    ctx_.registration_changed(false, topic_name, "");
   }
 }
 

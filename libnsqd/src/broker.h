@@ -4,6 +4,8 @@
 #include <map>
 #include <memory>
 #include <mutex>
+#include <optional>
+#include <functional>
 #include <string>
 #include <system_error>
 #include <vector>
@@ -49,6 +51,16 @@ class Broker {
 
   ClientId next_client_id() noexcept { return next_client_id_.fetch_add(1) + 1; }
 
+  // Hooks to nsqlookupd (set before serving): registration events, and the
+  // channels lookupd knows for a topic created at runtime (nullopt: none
+  // known yet). Without them topics start at once.
+  struct LookupHooks {
+    std::function<void(bool, const std::string&, const std::string&)> registration_changed;
+    std::function<std::optional<std::vector<std::string>>(const std::string&)> channels_of;
+    std::function<bool()> configured;  // any lookupd address set
+  };
+  void set_lookup_hooks(LookupHooks hooks);
+
   // Healthy unless the last disk write failed ("OK" or "NOK - <error>").
   bool healthy() const;
   std::string health() const;
@@ -79,6 +91,9 @@ class Broker {
 
   std::mutex metadata_mu_;         // serialises nsqd.dat writes
   std::atomic<bool> metadata_save_pending_{false};
+
+  mutable std::mutex hooks_mu_;
+  LookupHooks hooks_;  // guarded by hooks_mu_
 
   mutable std::mutex health_mu_;
   std::string health_error_;  // guarded by health_mu_; empty = healthy

@@ -60,6 +60,8 @@ struct QueueContext {
   std::function<std::shared_ptr<diskqueue::DiskQueue>(const std::string& queue_name)> open_backend;
   // Topology (non-ephemeral topics, channels, paused flags) changed: nsqd.dat is due.
   std::function<void()> topology_changed;
+  // A topic (channel "") or channel was created (true) or deleted: lookupd is told.
+  std::function<void(bool, const std::string&, const std::string&)> registration_changed;
 };
 
 // Current time in Unix nanoseconds (message timestamps).

@@ -26,6 +26,7 @@
 #include "conn_registry.h"
 #include "http_api.h"
 #include "statsd.h"
+#include "lookup_client.h"
 #include "nsq/http/server.h"
 #include "nsqd/options.h"
 
@@ -176,10 +177,44 @@ class Server::Impl {
           std::move(so), [this] { return api_.snapshot("", "", false, true); });
     }
 
+    LookupClient::Settings ls;
+    ls.addresses = o.lookupd_tcp_addresses;
+    ls.identity.broadcast_address = o.broadcast_address;
+    ls.identity.hostname = os_hostname();
+    ls.identity.tcp_port = o.broadcast_tcp_port > 0 ? o.broadcast_tcp_port : tcp_port_;
+    ls.identity.http_port =
+        o.broadcast_http_port > 0 ? o.broadcast_http_port : (http_ ? http_->port() : 0);
+    ls.max_body_size = o.max_body_size;
+    ls.http_connect_timeout =
+        std::chrono::duration_cast<std::chrono::milliseconds>(o.http_client_connect_timeout);
+    ls.http_request_timeout =
+        std::chrono::duration_cast<std::chrono::milliseconds>(o.http_client_request_timeout);
+    lookup_ = std::make_unique<LookupClient>(
+        std::move(ls),
+        [this] {
+          LookupClient::Topology t;
+          for (const auto& topic : broker_.topics()) {
+            std::vector<std::string> names;
+            for (const auto& ch : topic->channels()) names.push_back(ch->name());
+            t.emplace_back(topic->name(), std::move(names));
+          }
+          return t;
+        },
+        log_);
+    broker_.set_lookup_hooks(Broker::LookupHooks{
+        [this](bool added, const std::string& topic, const std::string& channel) {
+          lookup_->registration_changed(added, topic, channel);
+        },
+        [this](const std::string& topic) { return lookup_->channels_of(topic); },
+        [this] { return lookup_->configured(); }});
+    api_.on_lookupd_addresses_changed(
+        [this](std::vector<std::string> addresses) { lookup_->set_addresses(std::move(addresses)); });
+
     asio::co_spawn(io_.first(), accept_loop(), asio::detached);
     io_.start();
     if (http_) http_->start();
     if (statsd_) statsd_->start();
+    lookup_->start();
     return {};
   }
 
@@ -199,6 +234,7 @@ class Server::Impl {
     log_->info("TCP: closing {}", "listener");
     if (http_) http_->stop();
     if (statsd_) statsd_->stop();
+    if (lookup_) lookup_->stop();
     registry_.close_all();
     if (!registry_.wait_empty(std::chrono::seconds(10))) {
       log_->warn("{} clients did not close in time", registry_.size());
@@ -239,6 +275,7 @@ class Server::Impl {
   HttpApi api_;
   std::unique_ptr<http::Server> http_;
   std::unique_ptr<StatsdSender> statsd_;
+  std::unique_ptr<LookupClient> lookup_;
   int lock_fd_ = -1;
   std::mutex mu_;
   std::condition_variable cv_;

@@ -15,12 +15,13 @@ constexpr std::size_t kDrainBytes = 4 * 1024 * 1024;
 }  // namespace
 
 Topic::Topic(std::string name, std::int64_t node_id, QueueContext& ctx,
-             std::shared_ptr<diskqueue::DiskQueue> backend)
+             std::shared_ptr<diskqueue::DiskQueue> backend, bool started)
     : name_(std::move(name)),
       ephemeral_(is_ephemeral(name_)),
       ctx_(ctx),
       backend_(std::move(backend)),
-      ids_(node_id) {
+      ids_(node_id),
+      started_(started) {
   if (backend_) {
     auto p = backend_->positions();
     backend_has_data_ = p.read_file_num != p.write_file_num || p.read_pos != p.write_pos;
@@ -202,7 +203,10 @@ std::shared_ptr<Channel> Topic::get_or_create_channel(const std::string& name, b
       start_drain_locked();
     }
   }
-  if (channel == fresh && !is_ephemeral(name) && ctx_.topology_changed) ctx_.topology_changed();
+  if (channel == fresh) {
+    if (!is_ephemeral(name) && ctx_.topology_changed) ctx_.topology_changed();
+    if (ctx_.registration_changed) ctx_.registration_changed(true, name_, name);
+  }
   return channel;
 }
 
@@ -236,6 +240,7 @@ bool Topic::delete_channel(const std::string& name) {
   ctx_.log.info("TOPIC({}): deleting channel {}", name_, name);
   channel->remove();
   if (!channel->ephemeral() && ctx_.topology_changed) ctx_.topology_changed();
+  if (ctx_.registration_changed) ctx_.registration_changed(false, name_, name);
   return true;
 }
 
@@ -252,6 +257,13 @@ void Topic::delete_channel_if_unused(const std::string& name) {
   }
   ctx_.log.info("TOPIC({}): deleting ephemeral channel {} (no clients left)", name_, name);
   channel->remove();
+  if (ctx_.registration_changed) ctx_.registration_changed(false, name_, name);
+}
+
+void Topic::start() {
+  std::lock_guard lock(mu_);
+  started_ = true;
+  start_drain_locked();
 }
 
 void Topic::pause() {

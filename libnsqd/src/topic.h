@@ -34,8 +34,11 @@ struct TopicStats {
 // the bookkeeping and is never held while calling into a channel or the disk.
 class Topic : public std::enable_shared_from_this<Topic> {
  public:
+  // A topic not `started` holds what is published until start(): nsqd first
+  // creates the channels lookupd knows for it, so none misses a message.
   Topic(std::string name, std::int64_t node_id, QueueContext& ctx,
-        std::shared_ptr<diskqueue::DiskQueue> backend);
+        std::shared_ptr<diskqueue::DiskQueue> backend, bool started = true);
+  void start();
 
   const std::string& name() const noexcept { return name_; }
   bool ephemeral() const noexcept { return ephemeral_; }
@@ -71,7 +74,9 @@ class Topic : public std::enable_shared_from_this<Topic> {
     std::chrono::milliseconds defer{0};
   };
 
-  bool can_fan_out_locked() const { return !channels_.empty() && !paused_ && !exiting_; }
+  bool can_fan_out_locked() const {
+    return started_ && !channels_.empty() && !paused_ && !exiting_;
+  }
   void start_drain_locked();
   void drain();
   void fan_out(const std::vector<std::shared_ptr<Channel>>& channels,
@@ -92,6 +97,7 @@ class Topic : public std::enable_shared_from_this<Topic> {
   bool draining_ = false;             // guarded by mu_
   std::condition_variable idle_cv_;   // draining_ or backend_writes_ dropped
   bool paused_ = false;               // guarded by mu_
+  bool started_ = true;               // guarded by mu_
   bool exiting_ = false;              // guarded by mu_
   std::uint64_t message_count_ = 0;   // guarded by mu_
   std::uint64_t message_bytes_ = 0;   // guarded by mu_

@@ -126,7 +126,8 @@ class CoreEnv {
               disk_errors_.push_back(ec);
             },
             [this](const std::string& name) { return open_backend(name); },
-            [this] { ++topology_changes; }} {
+            [this] { ++topology_changes; },
+            nullptr} {
     options.data_path = dir.path().string();
   }
   ~CoreEnv() {
