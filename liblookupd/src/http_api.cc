@@ -1,0 +1,271 @@
+#include "http_api.h"
+
+#include <spdlog/spdlog.h>
+
+#include "json.h"
+#include "nsq/names.h"
+
+namespace nsq::lookupd {
+namespace {
+
+using http::Request;
+using http::Response;
+
+constexpr std::string_view kV1Header = "X-NSQ-Content-Type";
+constexpr std::string_view kV1Value = "nsq; version=1.0";
+constexpr std::string_view kJson = "application/json; charset=utf-8";
+constexpr std::string_view kText = "text/plain; charset=utf-8";
+// Go's zero time.Time as UnixNano (printed for never-tombstoned producers).
+constexpr std::int64_t kGoZeroTimeUnixNano = -6795364578871345152;
+
+Response v1(int status, std::string body, std::string_view content_type = kText) {
+  Response r;
+  r.status = status;
+  r.content_type = std::string(content_type);
+  r.body = std::move(body);
+  r.headers.emplace_back(std::string(kV1Header), std::string(kV1Value));
+  return r;
+}
+
+Response ok_empty() { return v1(200, {}); }
+Response ok_json(std::string body) { return v1(200, std::move(body), kJson); }
+Response error(int status, std::string_view message) {
+  return v1(status, "{\"message\":" + json::quote(message) + "}", kJson);
+}
+
+std::string string_array(const std::vector<std::string>& values) {
+  std::string out = "[";
+  for (std::size_t i = 0; i < values.size(); ++i) {
+    if (i) out += ',';
+    out += json::quote(values[i]);
+  }
+  return out + "]";
+}
+
+// PeerInfo's exported fields in Go's struct order (no closing brace).
+std::string peer_fields(const PeerInfo& p) {
+  return "{\"remote_address\":" + json::quote(p.remote_address) +
+         ",\"hostname\":" + json::quote(p.hostname) +
+         ",\"broadcast_address\":" + json::quote(p.broadcast_address) +
+         ",\"tcp_port\":" + std::to_string(p.tcp_port) +
+         ",\"http_port\":" + std::to_string(p.http_port) + ",\"version\":" + json::quote(p.version);
+}
+
+std::int64_t unix_nano(Time t) {
+  return std::chrono::duration_cast<std::chrono::nanoseconds>(t.time_since_epoch()).count();
+}
+
+// The methods a path answers ("" when unknown).
+std::string_view methods_of(std::string_view path) {
+  if (path == "/ping" || path == "/info" || path == "/debug" || path == "/lookup" ||
+      path == "/topics" || path == "/channels" || path == "/nodes") {
+    return "GET";
+  }
+  if (path == "/topic/create" || path == "/topic/delete" || path == "/topic/tombstone" ||
+      path == "/channel/create" || path == "/channel/delete") {
+    return "POST";
+  }
+  if (path == "/debug/pprof/symbol") return "GET, POST";
+  if (path == "/debug/pprof" || path == "/debug/pprof/cmdline" || path == "/debug/pprof/profile" ||
+      path == "/debug/pprof/heap" || path == "/debug/pprof/goroutine" ||
+      path == "/debug/pprof/block" || path == "/debug/pprof/threadcreate") {
+    return "GET";
+  }
+  return "";
+}
+
+bool allowed(std::string_view methods, std::string_view method) {
+  if (method == "HEAD") method = "GET";
+  for (std::size_t pos = 0; pos < methods.size();) {
+    std::size_t end = methods.find(", ", pos);
+    if (methods.substr(pos, end - pos) == method) return true;
+    if (end == std::string_view::npos) break;
+    pos = end + 2;
+  }
+  return false;
+}
+
+// Go's http_api.GetTopicChannelArgs.
+std::optional<Response> topic_channel_args(const Request& req, std::string& topic,
+                                           std::string& channel) {
+  auto t = req.query_value("topic");
+  if (!t) return error(400, "MISSING_ARG_TOPIC");
+  if (!is_valid_topic_name(*t)) return error(400, "INVALID_ARG_TOPIC");
+  auto c = req.query_value("channel");
+  if (!c) return error(400, "MISSING_ARG_CHANNEL");
+  if (!is_valid_channel_name(*c)) return error(400, "INVALID_ARG_CHANNEL");
+  topic = std::move(*t);
+  channel = std::move(*c);
+  return std::nullopt;
+}
+
+}  // namespace
+
+HttpApi::HttpApi(RegistrationDb& db, const Options& options, std::shared_ptr<spdlog::logger> log)
+    : db_(db), options_(options), log_(std::move(log)) {}
+
+Response HttpApi::handle(const Request& req, Time now) const {
+  const std::string& path = req.path;
+  std::string_view methods = methods_of(path);
+  if (methods.empty()) {
+    // Go's router sends a path with a stray trailing slash to the real one.
+    if (path.size() > 1 && path.back() == '/' &&
+        !methods_of(std::string_view(path).substr(0, path.size() - 1)).empty()) {
+      Response r;
+      r.status = req.method == "GET" ? 301 : 307;
+      std::string location = path.substr(0, path.size() - 1);
+      if (!req.raw_query.empty()) location += "?" + req.raw_query;
+      r.headers.emplace_back("Location", location);
+      return r;
+    }
+    return error(404, "NOT_FOUND");
+  }
+  if (req.method == "OPTIONS") {
+    Response r;
+    r.content_type.clear();
+    r.headers.emplace_back("Allow", std::string(methods) + ", OPTIONS");
+    return r;
+  }
+  if (!allowed(methods, req.method)) return error(405, "METHOD_NOT_ALLOWED");
+  return route(req, now);
+}
+
+Response HttpApi::route(const Request& req, Time now) const {
+  const std::string& path = req.path;
+  if (path == "/ping") {
+    Response r;
+    r.body = "OK";
+    return r;
+  }
+  if (path.starts_with("/debug/pprof")) {
+    Response r;
+    r.status = 501;
+    r.body = "Go runtime profiles (pprof) do not exist in this nsqlookupd; profile it with perf "
+             "or valgrind instead\n";
+    return r;
+  }
+  if (req.bad_query) return error(400, "INVALID_REQUEST");
+  if (path == "/info") return ok_json("{\"version\":\"1.3.0\"}");
+  if (path == "/debug") return do_debug();
+  if (path == "/lookup") return do_lookup(req, now);
+  if (path == "/topics") return ok_json("{\"topics\":" + string_array(topics(db_)) + "}");
+  if (path == "/channels") {
+    auto topic = req.query_value("topic");
+    if (!topic) return error(400, "MISSING_ARG_TOPIC");
+    return ok_json("{\"channels\":" + string_array(channels(db_, *topic)) + "}");
+  }
+  if (path == "/nodes") return do_nodes(now);
+  if (path.starts_with("/topic/")) return do_topic_action(std::string_view(path).substr(7), req, now);
+  return do_channel_action(std::string_view(path).substr(9), req);
+}
+
+Response HttpApi::do_lookup(const Request& req, Time now) const {
+  auto topic = req.query_value("topic");
+  if (!topic) return error(400, "MISSING_ARG_TOPIC");
+  auto result = lookup(db_, *topic, now, options_.inactive_producer_timeout,
+                       options_.tombstone_lifetime);
+  if (!result) return error(404, "TOPIC_NOT_FOUND");
+  std::string json = "{\"channels\":" + string_array(result->channels) + ",\"producers\":[";
+  for (std::size_t i = 0; i < result->producers.size(); ++i) {
+    if (i) json += ',';
+    json += peer_fields(*result->producers[i]) + "}";
+  }
+  return ok_json(json + "]}");
+}
+
+Response HttpApi::do_nodes(Time now) const {
+  std::string json = "{\"producers\":[";
+  bool first = true;
+  for (const NodeInfo& n :
+       nodes(db_, now, options_.inactive_producer_timeout, options_.tombstone_lifetime)) {
+    if (!first) json += ',';
+    first = false;
+    json += peer_fields(*n.peer) + ",\"tombstones\":[";
+    for (std::size_t i = 0; i < n.tombstones.size(); ++i) {
+      if (i) json += ',';
+      json += n.tombstones[i] ? "true" : "false";
+    }
+    json += "],\"topics\":" + string_array(n.topics) + "}";
+  }
+  return ok_json(json + "]}");
+}
+
+Response HttpApi::do_debug() const {
+  // A Go map[string][]map[string]interface{}: keys sorted at both levels.
+  std::map<std::string, std::string> entries;
+  for (const auto& [r, producers] : db_.snapshot()) {
+    if (producers.empty()) continue;
+    std::string list = "[";
+    for (std::size_t i = 0; i < producers.size(); ++i) {
+      const Producer& p = producers[i];
+      const PeerInfo& info = *p.peer;
+      if (i) list += ',';
+      list += "{\"broadcast_address\":" + json::quote(info.broadcast_address) +
+              ",\"hostname\":" + json::quote(info.hostname) +
+              ",\"http_port\":" + std::to_string(info.http_port) +
+              ",\"id\":" + json::quote(info.id) +
+              ",\"last_update\":" + std::to_string(unix_nano(p.last_update)) +
+              ",\"tcp_port\":" + std::to_string(info.tcp_port) +
+              ",\"tombstoned\":" + (p.tombstoned ? "true" : "false") + ",\"tombstoned_at\":" +
+              std::to_string(p.tombstoned ? unix_nano(p.tombstoned_at) : kGoZeroTimeUnixNano) +
+              ",\"version\":" + json::quote(info.version) + "}";
+    }
+    entries[r.category + ":" + r.key + ":" + r.subkey] = list + "]";
+  }
+  std::string json = "{";
+  bool first = true;
+  for (const auto& [key, list] : entries) {
+    if (!first) json += ',';
+    first = false;
+    json += json::quote(key) + ":" + list;
+  }
+  return ok_json(json + "}");
+}
+
+Response HttpApi::do_topic_action(std::string_view action, const Request& req, Time now) const {
+  auto topic = req.query_value("topic");
+  if (!topic) return error(400, "MISSING_ARG_TOPIC");
+  if (action == "create") {
+    if (!is_valid_topic_name(*topic)) return error(400, "INVALID_ARG_TOPIC");
+    log_->info("DB: adding topic({})", *topic);
+    db_.add_registration(Registration{std::string(kTopic), *topic, ""});
+    return ok_empty();
+  }
+  if (action == "delete") {
+    for (const Registration& r : db_.find_registrations(kChannel, *topic, "*")) {
+      log_->info("DB: removing channel({}) from topic({})", r.subkey, *topic);
+      db_.remove_registration(r);
+    }
+    for (const Registration& r : db_.find_registrations(kTopic, *topic, "")) {
+      log_->info("DB: removing topic({})", *topic);
+      db_.remove_registration(r);
+    }
+    return ok_empty();
+  }
+  // tombstone
+  auto node = req.query_value("node");
+  if (!node) return error(400, "MISSING_ARG_NODE");
+  log_->info("DB: setting tombstone for producer@{} of topic({})", *node, *topic);
+  db_.tombstone(*topic, *node, now);
+  return ok_empty();
+}
+
+Response HttpApi::do_channel_action(std::string_view action, const Request& req) const {
+  std::string topic, channel;
+  if (auto bad = topic_channel_args(req, topic, channel)) return *bad;
+  Registration key{std::string(kChannel), topic, channel};
+  if (action == "create") {
+    log_->info("DB: adding channel({}) in topic({})", channel, topic);
+    db_.add_registration(key);
+    log_->info("DB: adding topic({})", topic);
+    db_.add_registration(Registration{std::string(kTopic), topic, ""});
+    return ok_empty();
+  }
+  auto found = db_.find_registrations(kChannel, topic, channel);
+  if (found.empty()) return error(404, "CHANNEL_NOT_FOUND");
+  log_->info("DB: removing channel({}) from topic({})", channel, topic);
+  for (const Registration& r : found) db_.remove_registration(r);
+  return ok_empty();
+}
+
+}  // namespace nsq::lookupd

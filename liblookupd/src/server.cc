@@ -1,0 +1,219 @@
+#include "lookupd/server.h"
+
+#include <utility>  // before Asio's awaitable header (Boost 1.74)
+
+#include <boost/asio/co_spawn.hpp>
+#include <boost/asio/detached.hpp>
+#include <boost/asio/executor_work_guard.hpp>
+#include <boost/asio/io_context.hpp>
+#include <boost/asio/ip/tcp.hpp>
+#include <boost/asio/post.hpp>
+#include <boost/asio/redirect_error.hpp>
+#include <boost/asio/use_awaitable.hpp>
+#include <spdlog/spdlog.h>
+
+#include <condition_variable>
+#include <future>
+#include <map>
+#include <mutex>
+#include <optional>
+#include <thread>
+
+#include "http_api.h"
+#include "nsq/http/server.h"
+#include "registration_db.h"
+#include "tcp_conn.h"
+#include "v1_session.h"
+
+namespace nsq::lookupd {
+
+namespace asio = boost::asio;
+using tcp = asio::ip::tcp;
+
+namespace {
+
+// "host:port", "[v6]:port" or ":port" to an endpoint.
+std::optional<tcp::endpoint> parse_endpoint(const std::string& address) {
+  auto colon = address.rfind(':');
+  if (colon == std::string::npos) return std::nullopt;
+  std::string host = address.substr(0, colon);
+  std::string port = address.substr(colon + 1);
+  if (host.size() >= 2 && host.front() == '[' && host.back() == ']') {
+    host = host.substr(1, host.size() - 2);
+  }
+  if (port.empty() || port.size() > 5 || port.find_first_not_of("0123456789") != std::string::npos) {
+    return std::nullopt;
+  }
+  const unsigned long p = std::stoul(port);
+  if (p > 65535) return std::nullopt;
+  boost::system::error_code ec;
+  asio::ip::address addr = host.empty() ? asio::ip::address(asio::ip::address_v4::any())
+                                        : asio::ip::make_address(host, ec);
+  if (ec) {
+    if (host != "localhost") return std::nullopt;
+    addr = asio::ip::address_v4::loopback();
+  }
+  return tcp::endpoint(addr, static_cast<unsigned short>(p));
+}
+
+}  // namespace
+
+// Threads: one for the TCP listener and every V1 connection (lookupd traffic
+// is a few commands per nsqd every 15 s), the HTTP server's own, and the
+// caller of run().
+class Server::Impl {
+ public:
+  Impl(Options options, std::shared_ptr<spdlog::logger> log)
+      : options_(std::move(options)), log_(std::move(log)), guard_(io_.get_executor()),
+        acceptor_(io_), api_(db_, options_, log_) {}
+
+  ~Impl() { shutdown(); }
+
+  std::string start() {
+    auto endpoint = parse_endpoint(options_.tcp_address);
+    if (!endpoint) {
+      return "listen (" + options_.tcp_address + ") failed - not a host:port address";
+    }
+    boost::system::error_code ec;
+    acceptor_.open(endpoint->protocol(), ec);
+    if (!ec) acceptor_.set_option(tcp::acceptor::reuse_address(true), ec);
+    if (!ec) acceptor_.bind(*endpoint, ec);
+    if (!ec) acceptor_.listen(asio::socket_base::max_listen_connections, ec);
+    if (ec) return "listen (" + options_.tcp_address + ") failed - " + ec.message();
+    const auto bound = acceptor_.local_endpoint(ec);
+    tcp_port_ = bound.port();
+    const std::string shown = bound.address().is_v6() ? "[" + bound.address().to_string() + "]"
+                                                      : bound.address().to_string();
+    tcp_shown_ = shown + ":" + std::to_string(tcp_port_);
+    log_->info("TCP: listening on {}", tcp_shown_);
+
+    http_ = std::make_unique<http::Server>(
+        http::ServerOptions{},
+        [this](http::Request req, http::ReplyFn reply) {
+          reply(api_.handle(req, std::chrono::system_clock::now()));
+        },
+        [log = log_](std::string_view line) { log->error("HTTP: {}", line); });
+    if (std::string err = http_->listen(options_.http_address); !err.empty()) {
+      return "listen (" + options_.http_address + ") failed - " + err;
+    }
+    log_->info("HTTP: listening on {}", http_->bound_address());
+
+    identity_.broadcast_address = options_.broadcast_address;
+    identity_.hostname = os_hostname();
+    identity_.tcp_port = tcp_port_;
+    identity_.http_port = http_->port();
+
+    asio::co_spawn(io_, accept_loop(), asio::detached);
+    thread_ = std::thread([this] { io_.run(); });
+    http_->start();
+    return {};
+  }
+
+  void run() {
+    {
+      std::unique_lock lock(mu_);
+      cv_.wait(lock, [&] { return stop_requested_; });
+    }
+    shutdown();
+  }
+
+  void stop() {
+    std::lock_guard lock(mu_);
+    stop_requested_ = true;
+    cv_.notify_all();
+  }
+
+  std::uint16_t tcp_port() const { return tcp_port_; }
+  std::uint16_t http_port() const { return http_ ? http_->port() : 0; }
+
+ private:
+  // Listeners first, then connections, then the threads. Idempotent.
+  void shutdown() {
+    if (shut_down_) return;
+    shut_down_ = true;
+    if (thread_.joinable()) {
+      std::promise<void> closed;
+      asio::post(io_, [&] {
+        boost::system::error_code ec;
+        acceptor_.close(ec);
+        closed.set_value();
+      });
+      closed.get_future().wait();
+      log_->info("TCP: closing {}", tcp_shown_);
+    }
+    if (http_) {
+      http_->stop();
+      log_->info("HTTP: closing {}", http_->bound_address());
+    }
+    {
+      std::unique_lock lock(mu_);
+      for (auto& [raw, conn] : conns_) {
+        if (auto c = conn.lock()) c->close();
+      }
+      if (thread_.joinable()) {
+        cv_.wait_for(lock, std::chrono::seconds(5), [&] { return conns_.empty(); });
+      }
+    }
+    guard_.reset();
+    io_.stop();
+    if (thread_.joinable()) thread_.join();
+  }
+
+  asio::awaitable<void> accept_loop() {
+    for (;;) {
+      boost::system::error_code ec;
+      tcp::socket socket =
+          co_await acceptor_.async_accept(io_, asio::redirect_error(asio::use_awaitable, ec));
+      if (ec) {
+        if (ec == asio::error::operation_aborted || !acceptor_.is_open()) co_return;
+        log_->error("TCP: accept error - {}", ec.message());
+        continue;
+      }
+      auto conn = std::make_shared<TcpConn>(std::move(socket), db_, identity_, log_,
+                                            [this](TcpConn* c) { forget(c); });
+      {
+        std::lock_guard lock(mu_);
+        conns_.emplace(conn.get(), conn);
+      }
+      conn->start();
+    }
+  }
+
+  void forget(TcpConn* conn) {
+    std::lock_guard lock(mu_);
+    conns_.erase(conn);
+    cv_.notify_all();
+  }
+
+  const Options options_;
+  std::shared_ptr<spdlog::logger> log_;
+  RegistrationDb db_;
+  ServerIdentity identity_;  // written before the first connection
+  asio::io_context io_{1};
+  asio::executor_work_guard<asio::io_context::executor_type> guard_;
+  tcp::acceptor acceptor_;
+  std::uint16_t tcp_port_ = 0;
+  std::string tcp_shown_;  // the bound address, for logs
+  bool shut_down_ = false;  // only touched by the controlling thread
+  HttpApi api_;
+  std::unique_ptr<http::Server> http_;
+  std::thread thread_;
+
+  std::mutex mu_;
+  std::condition_variable cv_;
+  bool stop_requested_ = false;                      // guarded by mu_
+  std::map<TcpConn*, std::weak_ptr<TcpConn>> conns_;  // guarded by mu_
+};
+
+Server::Server(Options options, std::shared_ptr<spdlog::logger> log)
+    : impl_(std::make_unique<Impl>(std::move(options), std::move(log))) {}
+
+Server::~Server() = default;
+
+std::string Server::start() { return impl_->start(); }
+void Server::run() { impl_->run(); }
+void Server::stop() { impl_->stop(); }
+std::uint16_t Server::tcp_port() const { return impl_->tcp_port(); }
+std::uint16_t Server::http_port() const { return impl_->http_port(); }
+
+}  // namespace nsq::lookupd
