@@ -32,6 +32,7 @@ void WorkerPool::run() {
     jobs_.pop_front();
     lock.unlock();
     job();
+    job = nullptr;  // what the job holds is released before the pool's lock is retaken
     lock.lock();
   }
 }
