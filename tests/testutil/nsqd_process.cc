@@ -41,6 +41,15 @@ int find_listening_port(const std::string& log, const std::string& what) {
 
 }  // namespace
 
+std::string nsqlookupd_binary_path() {
+  if (const char* env = std::getenv("NSQLOOKUPD_BINARY"); env != nullptr && *env != '\0') return env;
+#ifdef NSQ_TEST_NSQLOOKUPD_BINARY
+  return NSQ_TEST_NSQLOOKUPD_BINARY;
+#else
+  return {};
+#endif
+}
+
 std::string nsqd_binary_path() {
   if (const char* env = std::getenv("NSQD_BINARY"); env != nullptr && *env != '\0') return env;
 #ifdef NSQ_TEST_NSQD_BINARY
@@ -50,7 +59,7 @@ std::string nsqd_binary_path() {
 #endif
 }
 
-NsqdProcess::~NsqdProcess() {
+ServerProcess::~ServerProcess() {
   if (pid_ > 0 && !exit_status_) {
     ::kill(pid_, SIGKILL);
     int status = 0;
@@ -62,13 +71,34 @@ NsqdProcess::~NsqdProcess() {
 }
 
 std::string NsqdProcess::start(const Options& options) {
-  const std::string binary = nsqd_binary_path();
-  if (binary.empty() || ::access(binary.c_str(), X_OK) != 0) return "no nsqd binary at '" + binary + "'";
+  SpawnOptions s;
+  s.binary = nsqd_binary_path();
+  if (s.binary.empty() || ::access(s.binary.c_str(), X_OK) != 0) return "no nsqd binary at '" + s.binary + "'";
+  s.args = {"--tcp-address=127.0.0.1:0", std::string("--http-address=") + (options.http ? "127.0.0.1:0" : ""),
+            "--data-path=" + options.data_path.string()};
+  s.args.insert(s.args.end(), options.extra_args.begin(), options.extra_args.end());
+  s.require_http = options.require_http;
+  s.start_timeout = options.start_timeout;
+  return spawn(s);
+}
 
-  std::vector<std::string> args = {binary, "--tcp-address=127.0.0.1:0",
-                                   std::string("--http-address=") + (options.http ? "127.0.0.1:0" : ""),
-                                   "--data-path=" + options.data_path.string()};
-  args.insert(args.end(), options.extra_args.begin(), options.extra_args.end());
+std::string NsqlookupdProcess::start(const Options& options) {
+  SpawnOptions s;
+  s.binary = nsqlookupd_binary_path();
+  if (s.binary.empty() || ::access(s.binary.c_str(), X_OK) != 0)
+    return "no nsqlookupd binary at '" + s.binary + "'";
+  s.args = {"--tcp-address=" + options.tcp_address, "--http-address=" + options.http_address};
+  s.args.insert(s.args.end(), options.extra_args.begin(), options.extra_args.end());
+  s.require_http = true;
+  s.start_timeout = options.start_timeout;
+  return spawn(s);
+}
+
+std::string ServerProcess::spawn(const SpawnOptions& options) {
+  const std::string& binary = options.binary;
+  if (binary.empty() || ::access(binary.c_str(), X_OK) != 0) return "no binary at '" + binary + "'";
+  std::vector<std::string> args = {binary};
+  args.insert(args.end(), options.args.begin(), options.args.end());
   std::vector<char*> argv;
   for (auto& a : args) argv.push_back(a.data());
   argv.push_back(nullptr);
@@ -112,11 +142,12 @@ std::string NsqdProcess::start(const Options& options) {
   };
   cv_.wait_until(lock, deadline, ready);
   if (tcp_port_ != 0 && (!options.require_http || http_port_ != 0)) return {};
-  std::string why = log_eof_ ? "nsqd exited before listening" : "nsqd did not announce its ports in time";
+  const std::string name = std::filesystem::path(binary).filename().string();
+  std::string why = log_eof_ ? name + " exited before listening" : name + " did not announce its ports in time";
   return why + "; log:\n" + log_;
 }
 
-void NsqdProcess::reader_loop(int fd) {
+void ServerProcess::reader_loop(int fd) {
   char buf[4096];
   for (;;) {
     ssize_t n = ::read(fd, buf, sizeof buf);
@@ -133,7 +164,7 @@ void NsqdProcess::reader_loop(int fd) {
   ::close(fd);
 }
 
-int NsqdProcess::wait_http_port(std::chrono::milliseconds timeout) {
+int ServerProcess::wait_http_port(std::chrono::milliseconds timeout) {
   std::unique_lock lock(mu_);
   cv_.wait_for(lock, timeout, [&] {
     http_port_ = find_listening_port(log_, "HTTP");
@@ -142,7 +173,7 @@ int NsqdProcess::wait_http_port(std::chrono::milliseconds timeout) {
   return http_port_;
 }
 
-bool NsqdProcess::alive() {
+bool ServerProcess::alive() {
   if (pid_ <= 0 || exit_status_) return false;
   int status = 0;
   pid_t r = ::waitpid(pid_, &status, WNOHANG);
@@ -153,12 +184,12 @@ bool NsqdProcess::alive() {
   return true;
 }
 
-bool NsqdProcess::send_signal(int sig) {
+bool ServerProcess::send_signal(int sig) {
   if (!alive()) return false;
   return ::kill(pid_, sig) == 0;
 }
 
-std::optional<int> NsqdProcess::wait_exit(std::chrono::milliseconds timeout) {
+std::optional<int> ServerProcess::wait_exit(std::chrono::milliseconds timeout) {
   if (pid_ <= 0) return std::nullopt;
   if (exit_status_) return exit_status_;
   auto deadline = std::chrono::steady_clock::now() + timeout;
@@ -181,24 +212,31 @@ std::optional<int> NsqdProcess::wait_exit(std::chrono::milliseconds timeout) {
   }
 }
 
-bool NsqdProcess::stop(std::chrono::milliseconds timeout) {
+bool ServerProcess::stop(std::chrono::milliseconds timeout) {
   if (!send_signal(SIGTERM)) return false;
   auto st = wait_exit(timeout);
   return st && WIFEXITED(*st) && WEXITSTATUS(*st) == 0;
 }
 
-std::string NsqdProcess::log() const {
+bool ServerProcess::kill_now(std::chrono::milliseconds timeout) {
+  if (pid_ <= 0) return false;
+  if (exit_status_) return true;
+  ::kill(pid_, SIGKILL);
+  return wait_exit(timeout).has_value();
+}
+
+std::string ServerProcess::log() const {
   std::lock_guard lock(mu_);
   return log_;
 }
 
-bool NsqdProcess::wait_for_log(const std::string& needle, std::chrono::milliseconds timeout) {
+bool ServerProcess::wait_for_log(const std::string& needle, std::chrono::milliseconds timeout) {
   std::unique_lock lock(mu_);
   return cv_.wait_for(lock, timeout, [&] { return log_.find(needle) != std::string::npos || log_eof_; }) &&
          log_.find(needle) != std::string::npos;
 }
 
-std::string NsqdProcess::describe_status(int status) {
+std::string ServerProcess::describe_status(int status) {
   if (WIFEXITED(status)) return "exit code " + std::to_string(WEXITSTATUS(status));
   if (WIFSIGNALED(status)) return std::string("killed by signal ") + strsignal(WTERMSIG(status));
   return "status " + std::to_string(status);

@@ -16,35 +16,37 @@ namespace nsq::testutil {
 // Path of the nsqd binary under test: $NSQD_BINARY if set, else the path CMake
 // compiled in (NSQ_TEST_NSQD_BINARY), else "". Empty or missing file = tests skip.
 std::string nsqd_binary_path();
+// Same for nsqlookupd: $NSQLOOKUPD_BINARY, else NSQ_TEST_NSQLOOKUPD_BINARY, else "".
+std::string nsqlookupd_binary_path();
 
-// One nsqd child process. start() spawns it with posix_spawn, its stdout and
-// stderr going to one pipe drained by a reader thread (so a chatty server
-// never blocks on a full pipe), and waits until the log shows the listening
-// lines. The destructor SIGKILLs a still running child and reaps it.
+// One server child process (nsqd, nsqlookupd, ...). spawn() starts it with
+// posix_spawn, its stdout and stderr going to one pipe drained by a reader
+// thread (so a chatty server never blocks on a full pipe), and waits until
+// the log shows the "TCP: listening on <host>:<port>" line (and the HTTP one
+// if asked). The destructor SIGKILLs a still running child and reaps it.
 //
 // @par Thread Safety: log()/wait_for_log() may be called from any thread;
 // the rest from the owning thread only.
-class NsqdProcess {
+class ServerProcess {
  public:
-  struct Options {
-    std::filesystem::path data_path;
-    std::vector<std::string> extra_args;  // more nsqd flags, e.g. "--mem-queue-size=10"
-    bool http = true;                     // --http-address=127.0.0.1:0 (else "")
-    bool require_http = false;            // start() fails if HTTP never announces its port
+  struct SpawnOptions {
+    std::string binary;
+    std::vector<std::string> args;  // argv[1..]
+    bool require_http = false;      // spawn() fails if HTTP never announces its port
     std::chrono::milliseconds start_timeout{10000};
   };
 
-  NsqdProcess() = default;
-  ~NsqdProcess();
-  NsqdProcess(const NsqdProcess&) = delete;
-  NsqdProcess& operator=(const NsqdProcess&) = delete;
+  ServerProcess() = default;
+  virtual ~ServerProcess();
+  ServerProcess(const ServerProcess&) = delete;
+  ServerProcess& operator=(const ServerProcess&) = delete;
 
   // Empty string on success, else a description (with the captured log).
-  std::string start(const Options& options);
+  std::string spawn(const SpawnOptions& options);
 
   int tcp_port() const { return tcp_port_; }
   int http_port() const { return http_port_; }  // 0 if HTTP did not announce itself
-  // Waits for the HTTP listening line (if start() did not) and returns the port, 0 if none.
+  // Waits for the HTTP listening line (if spawn() did not) and returns the port, 0 if none.
   int wait_http_port(std::chrono::milliseconds timeout);
   pid_t pid() const { return pid_; }
 
@@ -55,6 +57,8 @@ class NsqdProcess {
   std::optional<int> wait_exit(std::chrono::milliseconds timeout);
   // SIGTERM then wait: true iff it exited normally with code 0 in time.
   bool stop(std::chrono::milliseconds timeout = std::chrono::milliseconds(20000));
+  // SIGKILL and reap; true once it is gone.
+  bool kill_now(std::chrono::milliseconds timeout = std::chrono::milliseconds(5000));
 
   std::string log() const;
   // Waits until the log contains needle (or the child's output ends).
@@ -75,6 +79,35 @@ class NsqdProcess {
   std::condition_variable cv_;
   std::string log_;      // guarded by mu_
   bool log_eof_ = false;  // guarded by mu_
+};
+
+// nsqd on 127.0.0.1 ephemeral ports with its own data path.
+class NsqdProcess : public ServerProcess {
+ public:
+  struct Options {
+    std::filesystem::path data_path;
+    std::vector<std::string> extra_args;  // more nsqd flags, e.g. "--mem-queue-size=10"
+    bool http = true;                     // --http-address=127.0.0.1:0 (else "")
+    bool require_http = false;            // start() fails if HTTP never announces its port
+    std::chrono::milliseconds start_timeout{10000};
+  };
+
+  // Empty string on success, else a description (with the captured log).
+  std::string start(const Options& options);
+};
+
+// nsqlookupd; by default on 127.0.0.1 ephemeral TCP and HTTP ports (waits for both).
+class NsqlookupdProcess : public ServerProcess {
+ public:
+  struct Options {
+    std::string tcp_address = "127.0.0.1:0";
+    std::string http_address = "127.0.0.1:0";
+    std::vector<std::string> extra_args;  // e.g. "--inactive-producer-timeout=1s"
+    std::chrono::milliseconds start_timeout{10000};
+  };
+
+  // Empty string on success, else a description (with the captured log).
+  std::string start(const Options& options);
 };
 
 }  // namespace nsq::testutil
