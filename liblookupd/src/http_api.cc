@@ -140,8 +140,9 @@ Response HttpApi::route(const Request& req, Time now) const {
   if (path.starts_with("/debug/pprof")) {
     Response r;
     r.status = 501;
-    r.body = "Go runtime profiles (pprof) do not exist in this nsqlookupd; profile it with perf "
-             "or valgrind instead\n";
+    r.body =
+        "Go runtime profiles (pprof) do not exist in this nsqlookupd; profile it with perf "
+        "or valgrind instead\n";
     return r;
   }
   if (req.bad_query) return error(400, "INVALID_REQUEST");
@@ -155,15 +156,16 @@ Response HttpApi::route(const Request& req, Time now) const {
     return ok_json("{\"channels\":" + string_array(channels(db_, *topic)) + "}");
   }
   if (path == "/nodes") return do_nodes(now);
-  if (path.starts_with("/topic/")) return do_topic_action(std::string_view(path).substr(7), req, now);
+  if (path.starts_with("/topic/"))
+    return do_topic_action(std::string_view(path).substr(7), req, now);
   return do_channel_action(std::string_view(path).substr(9), req);
 }
 
 Response HttpApi::do_lookup(const Request& req, Time now) const {
   auto topic = req.query_value("topic");
   if (!topic) return error(400, "MISSING_ARG_TOPIC");
-  auto result = lookup(db_, *topic, now, options_.inactive_producer_timeout,
-                       options_.tombstone_lifetime);
+  auto result =
+      lookup(db_, *topic, now, options_.inactive_producer_timeout, options_.tombstone_lifetime);
   if (!result) return error(404, "TOPIC_NOT_FOUND");
   std::string json = "{\"channels\":" + string_array(result->channels) + ",\"producers\":[";
   for (std::size_t i = 0; i < result->producers.size(); ++i) {

@@ -29,8 +29,7 @@ class HttpApi {
   http::Response do_lookup(const http::Request& req, Time now) const;
   http::Response do_nodes(Time now) const;
   http::Response do_debug() const;
-  http::Response do_topic_action(std::string_view action, const http::Request& req,
-                                 Time now) const;
+  http::Response do_topic_action(std::string_view action, const http::Request& req, Time now) const;
   http::Response do_channel_action(std::string_view action, const http::Request& req) const;
 
   RegistrationDb& db_;

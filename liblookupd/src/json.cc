@@ -69,12 +69,23 @@ std::string quote(std::string_view s) {
     if (n == 1) {
       const char c = rune[0];
       switch (c) {
-        case '"': out += "\\\""; continue;
-        case '\\': out += "\\\\"; continue;
-        case '\n': out += "\\n"; continue;
-        case '\r': out += "\\r"; continue;
-        case '\t': out += "\\t"; continue;
-        default: break;
+        case '"':
+          out += "\\\"";
+          continue;
+        case '\\':
+          out += "\\\\";
+          continue;
+        case '\n':
+          out += "\\n";
+          continue;
+        case '\r':
+          out += "\\r";
+          continue;
+        case '\t':
+          out += "\\t";
+          continue;
+        default:
+          break;
       }
       if (static_cast<unsigned char>(c) < 0x20 || c == '<' || c == '>' || c == '&') {
         char buf[8];

@@ -20,11 +20,16 @@ std::string os_hostname() {
 
 std::string_view to_string(LogLevel level) noexcept {
   switch (level) {
-    case LogLevel::debug: return "debug";
-    case LogLevel::info: return "info";
-    case LogLevel::warn: return "warn";
-    case LogLevel::error: return "error";
-    case LogLevel::fatal: return "fatal";
+    case LogLevel::debug:
+      return "debug";
+    case LogLevel::info:
+      return "info";
+    case LogLevel::warn:
+      return "warn";
+    case LogLevel::error:
+      return "error";
+    case LogLevel::fatal:
+      return "fatal";
   }
   return "invalid";
 }

@@ -31,8 +31,9 @@ ParseExit fatal(std::string message) { return ParseExit{1, std::move(message), t
 
 tl::expected<LogLevel, std::string> parse_log_level(std::string_view s) {
   std::string l(s);
-  std::transform(l.begin(), l.end(), l.begin(),
-                 [](char c) { return c >= 'A' && c <= 'Z' ? static_cast<char>(c - 'A' + 'a') : c; });
+  std::transform(l.begin(), l.end(), l.begin(), [](char c) {
+    return c >= 'A' && c <= 'Z' ? static_cast<char>(c - 'A' + 'a') : c;
+  });
   if (l == "debug") return LogLevel::debug;
   if (l == "info") return LogLevel::info;
   if (l == "warn") return LogLevel::warn;
@@ -73,7 +74,9 @@ std::function<void(const Options&, Options&)> copier(T Options::*m) {
 
 Field string_field(std::string flag, std::string usage, std::string Options::*m) {
   Field f{flag, {}, store(m, config::coerce_string), copier(m)};
-  f.add_flag = [flag, usage, m](flags::FlagSet& fs, Options& o) { fs.add_string(flag, &(o.*m), usage); };
+  f.add_flag = [flag, usage, m](flags::FlagSet& fs, Options& o) {
+    fs.add_string(flag, &(o.*m), usage);
+  };
   return f;
 }
 
@@ -116,8 +119,8 @@ std::vector<Field> option_fields() {
   std::vector<Field> f;
   f.push_back(log_level_field());
   f.push_back(string_field("log-prefix", "log message prefix", &O::log_prefix));
-  f.push_back(string_field("tcp-address", "<addr>:<port> to listen on for TCP clients",
-                           &O::tcp_address));
+  f.push_back(
+      string_field("tcp-address", "<addr>:<port> to listen on for TCP clients", &O::tcp_address));
   f.push_back(string_field("http-address", "<addr>:<port> to listen on for HTTP clients",
                            &O::http_address));
   f.push_back(string_field("broadcast-address",

@@ -1,6 +1,5 @@
 #include "registration_db.h"
 
-
 namespace nsq::lookupd {
 namespace {
 

@@ -1,6 +1,10 @@
 #include "lookupd/server.h"
 
+// clang-format off
 #include <utility>  // before Asio's awaitable header (Boost 1.74)
+// clang-format on
+
+#include <spdlog/spdlog.h>
 
 #include <boost/asio/co_spawn.hpp>
 #include <boost/asio/detached.hpp>
@@ -10,8 +14,6 @@
 #include <boost/asio/post.hpp>
 #include <boost/asio/redirect_error.hpp>
 #include <boost/asio/use_awaitable.hpp>
-#include <spdlog/spdlog.h>
-
 #include <condition_variable>
 #include <future>
 #include <map>
@@ -41,7 +43,8 @@ std::optional<tcp::endpoint> parse_endpoint(const std::string& address) {
   if (host.size() >= 2 && host.front() == '[' && host.back() == ']') {
     host = host.substr(1, host.size() - 2);
   }
-  if (port.empty() || port.size() > 5 || port.find_first_not_of("0123456789") != std::string::npos) {
+  if (port.empty() || port.size() > 5 ||
+      port.find_first_not_of("0123456789") != std::string::npos) {
     return std::nullopt;
   }
   const unsigned long p = std::stoul(port);
@@ -64,8 +67,11 @@ std::optional<tcp::endpoint> parse_endpoint(const std::string& address) {
 class Server::Impl {
  public:
   Impl(Options options, std::shared_ptr<spdlog::logger> log)
-      : options_(std::move(options)), log_(std::move(log)), guard_(io_.get_executor()),
-        acceptor_(io_), api_(db_, options_, log_) {}
+      : options_(std::move(options)),
+        log_(std::move(log)),
+        guard_(io_.get_executor()),
+        acceptor_(io_),
+        api_(db_, options_, log_) {}
 
   ~Impl() { shutdown(); }
 
@@ -193,7 +199,7 @@ class Server::Impl {
   asio::executor_work_guard<asio::io_context::executor_type> guard_;
   tcp::acceptor acceptor_;
   std::uint16_t tcp_port_ = 0;
-  std::string tcp_shown_;  // the bound address, for logs
+  std::string tcp_shown_;   // the bound address, for logs
   bool shut_down_ = false;  // only touched by the controlling thread
   HttpApi api_;
   std::unique_ptr<http::Server> http_;
@@ -201,7 +207,7 @@ class Server::Impl {
 
   std::mutex mu_;
   std::condition_variable cv_;
-  bool stop_requested_ = false;                      // guarded by mu_
+  bool stop_requested_ = false;                       // guarded by mu_
   std::map<TcpConn*, std::weak_ptr<TcpConn>> conns_;  // guarded by mu_
 };
 

@@ -1,14 +1,14 @@
 #include "tcp_conn.h"
 
+#include <spdlog/spdlog.h>
+
+#include <array>
 #include <boost/asio/co_spawn.hpp>
 #include <boost/asio/detached.hpp>
 #include <boost/asio/post.hpp>
 #include <boost/asio/redirect_error.hpp>
 #include <boost/asio/use_awaitable.hpp>
 #include <boost/asio/write.hpp>
-#include <spdlog/spdlog.h>
-
-#include <array>
 
 namespace nsq::lookupd {
 
@@ -27,11 +27,16 @@ std::string endpoint_text(const tcp::socket& socket) {
 
 spdlog::level::level_enum to_spdlog(LogLevel level) {
   switch (level) {
-    case LogLevel::debug: return spdlog::level::debug;
-    case LogLevel::info: return spdlog::level::info;
-    case LogLevel::warn: return spdlog::level::warn;
-    case LogLevel::error: return spdlog::level::err;
-    case LogLevel::fatal: return spdlog::level::critical;
+    case LogLevel::debug:
+      return spdlog::level::debug;
+    case LogLevel::info:
+      return spdlog::level::info;
+    case LogLevel::warn:
+      return spdlog::level::warn;
+    case LogLevel::error:
+      return spdlog::level::err;
+    case LogLevel::fatal:
+      return spdlog::level::critical;
   }
   return spdlog::level::info;
 }
@@ -40,7 +45,9 @@ spdlog::level::level_enum to_spdlog(LogLevel level) {
 
 TcpConn::TcpConn(tcp::socket socket, RegistrationDb& db, const ServerIdentity& identity,
                  std::shared_ptr<spdlog::logger> log, std::function<void(TcpConn*)> on_done)
-    : socket_(std::move(socket)), log_(std::move(log)), remote_(endpoint_text(socket_)),
+    : socket_(std::move(socket)),
+      log_(std::move(log)),
+      remote_(endpoint_text(socket_)),
       session_(db, identity, remote_,
                [log = log_](LogLevel level, const std::string& text) {
                  log->log(to_spdlog(level), "{}", text);
@@ -48,8 +55,9 @@ TcpConn::TcpConn(tcp::socket socket, RegistrationDb& db, const ServerIdentity& i
       on_done_(std::move(on_done)) {}
 
 void TcpConn::start() {
-  asio::co_spawn(socket_.get_executor(),
-                 [self = shared_from_this()]() { return self->run(); }, asio::detached);
+  asio::co_spawn(
+      socket_.get_executor(), [self = shared_from_this()]() { return self->run(); },
+      asio::detached);
 }
 
 void TcpConn::close() {
@@ -67,8 +75,8 @@ asio::awaitable<void> TcpConn::run() {
   std::array<char, 16 * 1024> buf;
   std::string out;
   for (;;) {
-    std::size_t n = co_await socket_.async_read_some(
-        asio::buffer(buf), asio::redirect_error(asio::use_awaitable, ec));
+    std::size_t n = co_await socket_.async_read_some(asio::buffer(buf),
+                                                     asio::redirect_error(asio::use_awaitable, ec));
     if (ec) {
       if (ec == asio::error::eof) session_.on_eof(out);
       if (!out.empty() && socket_.is_open()) {

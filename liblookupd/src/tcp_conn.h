@@ -1,10 +1,11 @@
 #pragma once
 
+// clang-format off
 #include <utility>  // before Asio's awaitable header (Boost 1.74)
+// clang-format on
 
 #include <boost/asio/awaitable.hpp>
 #include <boost/asio/ip/tcp.hpp>
-
 #include <functional>
 #include <memory>
 #include <string>

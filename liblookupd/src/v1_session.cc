@@ -1,11 +1,11 @@
 #include "v1_session.h"
 
+#include <rapidjson/memorystream.h>
+#include <rapidjson/reader.h>
+
 #include <charconv>
 #include <limits>
 #include <utility>
-
-#include <rapidjson/memorystream.h>
-#include <rapidjson/reader.h>
 
 #include "json.h"
 #include "nsq/flags/go_duration.h"
@@ -16,7 +16,15 @@ namespace {
 
 constexpr std::string_view kMagicV1 = "  V1";
 
-enum class Field { none, remote_address, hostname, broadcast_address, tcp_port, http_port, version };
+enum class Field {
+  none,
+  remote_address,
+  hostname,
+  broadcast_address,
+  tcp_port,
+  http_port,
+  version
+};
 
 // Go matches a key to a field when both upper-case alike: ASCII folding,
 // plus U+017F (long s -> S) and U+0131 (dotless i -> I) for our names.
@@ -79,11 +87,20 @@ class PeerInfoHandler : public rapidjson::BaseReaderHandler<rapidjson::UTF8<>, P
     if (!applies()) return depth_ > 0;
     std::string* target = nullptr;
     switch (field_) {
-      case Field::remote_address: target = &info_.remote_address; break;
-      case Field::hostname: target = &info_.hostname; break;
-      case Field::broadcast_address: target = &info_.broadcast_address; break;
-      case Field::version: target = &info_.version; break;
-      default: return false;
+      case Field::remote_address:
+        target = &info_.remote_address;
+        break;
+      case Field::hostname:
+        target = &info_.hostname;
+        break;
+      case Field::broadcast_address:
+        target = &info_.broadcast_address;
+        break;
+      case Field::version:
+        target = &info_.version;
+        break;
+      default:
+        return false;
     }
     *target = json::sanitize_utf8(std::string_view(s, len));
     return true;
@@ -169,8 +186,8 @@ void append_response(std::string& out, std::string_view data) {
   out += data;
 }
 
-V1Session::V1Session(RegistrationDb& db, const ServerIdentity& identity,
-                     std::string remote_address, LogFn log)
+V1Session::V1Session(RegistrationDb& db, const ServerIdentity& identity, std::string remote_address,
+                     LogFn log)
     : db_(db), identity_(identity), remote_(std::move(remote_address)), log_(std::move(log)) {}
 
 V1Session::~V1Session() { on_close(); }
@@ -226,7 +243,9 @@ void V1Session::put(std::string_view data, Time now, std::string& out) {
         buf_.append(data.substr(0, take));
         data.remove_prefix(take);
         if (buf_.size() < 4) return;
-        const auto b = [&](int i) { return static_cast<std::uint32_t>(static_cast<unsigned char>(buf_[i])); };
+        const auto b = [&](int i) {
+          return static_cast<std::uint32_t>(static_cast<unsigned char>(buf_[i]));
+        };
         const auto size = static_cast<std::int32_t>(b(0) << 24 | b(1) << 16 | b(2) << 8 | b(3));
         buf_.clear();
         if (size < 0 || size > kMaxIdentifyBody) {

@@ -23,11 +23,14 @@ using nsq::lookupd::V1Session;
 void check_responses(std::string_view out) {
   while (!out.empty()) {
     if (out.size() < 4) std::abort();
-    const auto b = [&](std::size_t k) { return static_cast<std::uint32_t>(static_cast<unsigned char>(out[k])); };
+    const auto b = [&](std::size_t k) {
+      return static_cast<std::uint32_t>(static_cast<unsigned char>(out[k]));
+    };
     const std::size_t n = b(0) << 24 | b(1) << 16 | b(2) << 8 | b(3);
     if (out.size() < 4 + n) std::abort();
     const std::string_view data = out.substr(4, n);
-    if (data != "OK" && !data.starts_with("E_") && !(data.starts_with("{") && data.ends_with("}"))) {
+    if (data != "OK" && !data.starts_with("E_") &&
+        !(data.starts_with("{") && data.ends_with("}"))) {
       std::abort();
     }
     out.remove_prefix(4 + n);

@@ -1,13 +1,13 @@
 // nsqlookupd: flags and config file -> Options -> Server, until SIGINT/SIGTERM.
-#include <csignal>
-#include <cstdio>
-#include <memory>
 #include <pthread.h>
-#include <thread>
-
 #include <spdlog/pattern_formatter.h>
 #include <spdlog/sinks/stdout_sinks.h>
 #include <spdlog/spdlog.h>
+
+#include <csignal>
+#include <cstdio>
+#include <memory>
+#include <thread>
 
 #include "lookupd/options_parser.h"
 #include "lookupd/server.h"
@@ -22,11 +22,21 @@ class GoLevel : public spdlog::custom_flag_formatter {
     std::string_view word;
     switch (msg.level) {
       case spdlog::level::trace:
-      case spdlog::level::debug: word = "DEBUG"; break;
-      case spdlog::level::info: word = "INFO"; break;
-      case spdlog::level::warn: word = "WARNING"; break;
-      case spdlog::level::err: word = "ERROR"; break;
-      default: word = "FATAL"; break;
+      case spdlog::level::debug:
+        word = "DEBUG";
+        break;
+      case spdlog::level::info:
+        word = "INFO";
+        break;
+      case spdlog::level::warn:
+        word = "WARNING";
+        break;
+      case spdlog::level::err:
+        word = "ERROR";
+        break;
+      default:
+        word = "FATAL";
+        break;
     }
     dest.append(word.data(), word.data() + word.size());
   }
@@ -38,18 +48,23 @@ class GoLevel : public spdlog::custom_flag_formatter {
 spdlog::level::level_enum to_spdlog(nsq::lookupd::LogLevel level) {
   using nsq::lookupd::LogLevel;
   switch (level) {
-    case LogLevel::debug: return spdlog::level::debug;
-    case LogLevel::info: return spdlog::level::info;
-    case LogLevel::warn: return spdlog::level::warn;
-    case LogLevel::error: return spdlog::level::err;
-    case LogLevel::fatal: return spdlog::level::critical;
+    case LogLevel::debug:
+      return spdlog::level::debug;
+    case LogLevel::info:
+      return spdlog::level::info;
+    case LogLevel::warn:
+      return spdlog::level::warn;
+    case LogLevel::error:
+      return spdlog::level::err;
+    case LogLevel::fatal:
+      return spdlog::level::critical;
   }
   return spdlog::level::info;
 }
 
 std::shared_ptr<spdlog::logger> make_logger(const nsq::lookupd::Options& options) {
-  auto logger = std::make_shared<spdlog::logger>(
-      "nsqlookupd", std::make_shared<spdlog::sinks::stderr_sink_mt>());
+  auto logger = std::make_shared<spdlog::logger>("nsqlookupd",
+                                                 std::make_shared<spdlog::sinks::stderr_sink_mt>());
   auto formatter = std::make_unique<spdlog::pattern_formatter>();
   // The prefix is data, not pattern: escape spdlog's flag character.
   std::string prefix;

@@ -15,7 +15,7 @@ struct Options {
   using Duration = std::chrono::nanoseconds;
 
   LogLevel log_level = LogLevel::info;        // --log-level
-  std::string log_prefix = "[nsqlookupd] ";  // --log-prefix
+  std::string log_prefix = "[nsqlookupd] ";   // --log-prefix
   std::string tcp_address = "0.0.0.0:4160";   // --tcp-address: V1 listener (nsqd)
   std::string http_address = "0.0.0.0:4161";  // --http-address: HTTP API
   // --broadcast-address: returned in IDENTIFY responses. Default: the OS

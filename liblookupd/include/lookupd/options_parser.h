@@ -3,7 +3,6 @@
 #include <span>
 #include <string>
 #include <string_view>
-
 #include <tl/expected.hpp>
 
 #include "lookupd/options.h"

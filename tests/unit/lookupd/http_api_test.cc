@@ -31,8 +31,9 @@ std::optional<std::string> header(const http::Response& r, const std::string& na
 struct HttpApiTest : ::testing::Test {
   RegistrationDb db;
   Options options;
-  HttpApi api{db, options, std::make_shared<spdlog::logger>(
-                               "t", std::make_shared<spdlog::sinks::null_sink_mt>())};
+  HttpApi api{
+      db, options,
+      std::make_shared<spdlog::logger>("t", std::make_shared<spdlog::sinks::null_sink_mt>())};
 
   std::shared_ptr<Peer> add_peer(const std::string& id, const std::string& bcast, int http_port,
                                  Time now) {
@@ -137,11 +138,14 @@ TEST_F(HttpApiTest, Debug) {
   db.add_registration(Registration{"topic", "empty", ""});
   const std::string body = get("/debug").body;
   EXPECT_EQ(body.find("topic:empty:"), std::string::npos);
-  EXPECT_NE(body.find(R"("client::":[{"broadcast_address":"nsqd1","hostname":"host","http_port":4151,"id":"1.1.1.1:9","last_update":)"),
-            std::string::npos);
+  EXPECT_NE(
+      body.find(
+          R"("client::":[{"broadcast_address":"nsqd1","hostname":"host","http_port":4151,"id":"1.1.1.1:9","last_update":)"),
+      std::string::npos);
   EXPECT_NE(body.find(R"("topic:t:":[)"), std::string::npos);
-  EXPECT_NE(body.find(R"("tombstoned":false,"tombstoned_at":-6795364578871345152,"version":"1.3.0"})"),
-            std::string::npos);
+  EXPECT_NE(
+      body.find(R"("tombstoned":false,"tombstoned_at":-6795364578871345152,"version":"1.3.0"})"),
+      std::string::npos);
 }
 
 }  // namespace

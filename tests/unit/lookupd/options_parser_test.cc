@@ -1,12 +1,11 @@
 #include "lookupd/options_parser.h"
 
 #include <gtest/gtest.h>
+#include <unistd.h>
 
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
-
-#include <unistd.h>
 
 namespace nsq::lookupd {
 namespace {
@@ -20,8 +19,8 @@ ParseOutcome parse(std::vector<std::string> args) { return parse_lookupd_options
 // A TOML file in the temp dir, removed at scope exit.
 struct ConfigFile {
   explicit ConfigFile(const std::string& text) {
-    path = (std::filesystem::temp_directory_path() /
-            ("lookupd_cfg_" + std::to_string(::getpid()) + "_" + std::to_string(counter++) + ".toml"))
+    path = (std::filesystem::temp_directory_path() / ("lookupd_cfg_" + std::to_string(::getpid()) +
+                                                      "_" + std::to_string(counter++) + ".toml"))
                .string();
     std::ofstream(path) << text;
   }
@@ -43,10 +42,10 @@ TEST(LookupdOptions, Defaults) {
 }
 
 TEST(LookupdOptions, FlagsInGoSyntax) {
-  auto o = parse({"-tcp-address", "127.0.0.1:1", "--http-address=127.0.0.1:2",
-                  "--broadcast-address=b", "-inactive-producer-timeout=1m30s",
-                  "--tombstone-lifetime", "250ms", "--log-level=DEBUG", "--verbose",
-                  "--log-prefix="});
+  auto o =
+      parse({"-tcp-address", "127.0.0.1:1", "--http-address=127.0.0.1:2", "--broadcast-address=b",
+             "-inactive-producer-timeout=1m30s", "--tombstone-lifetime", "250ms",
+             "--log-level=DEBUG", "--verbose", "--log-prefix="});
   ASSERT_TRUE(o);
   EXPECT_EQ(o->tcp_address, "127.0.0.1:1");
   EXPECT_EQ(o->http_address, "127.0.0.1:2");

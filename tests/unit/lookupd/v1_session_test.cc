@@ -17,7 +17,9 @@ std::vector<std::string> responses(const std::string& out) {
   std::vector<std::string> r;
   std::size_t i = 0;
   while (i + 4 <= out.size()) {
-    const auto b = [&](std::size_t k) { return static_cast<std::uint32_t>(static_cast<unsigned char>(out[i + k])); };
+    const auto b = [&](std::size_t k) {
+      return static_cast<std::uint32_t>(static_cast<unsigned char>(out[i + k]));
+    };
     const std::size_t n = b(0) << 24 | b(1) << 16 | b(2) << 8 | b(3);
     r.push_back(out.substr(i + 4, n));
     i += 4 + n;
@@ -45,8 +47,8 @@ struct Fixture : ::testing::Test {
   std::vector<std::string> logs;
 
   std::unique_ptr<V1Session> session(const std::string& remote = "1.2.3.4:5") {
-    return std::make_unique<V1Session>(db, identity, remote,
-                                       [this](LogLevel, const std::string& l) { logs.push_back(l); });
+    return std::make_unique<V1Session>(
+        db, identity, remote, [this](LogLevel, const std::string& l) { logs.push_back(l); });
   }
   // Feeds `in` (after the magic) and returns the responses.
   std::vector<std::string> run(V1Session& s, const std::string& in) {
@@ -74,8 +76,9 @@ TEST_F(Fixture, IdentifyRegisterUnregister) {
   auto s = session();
   auto r = run(*s, "  V1" + identify(kGoodIdentify));
   ASSERT_EQ(r.size(), 1u);
-  EXPECT_EQ(r[0],
-            R"({"broadcast_address":"lookupd-host","hostname":"lookupd-os","http_port":4161,"tcp_port":4160,"version":"1.3.0"})");
+  EXPECT_EQ(
+      r[0],
+      R"({"broadcast_address":"lookupd-host","hostname":"lookupd-os","http_port":4161,"tcp_port":4160,"version":"1.3.0"})");
   EXPECT_EQ(db.find_producers("client", "", "").size(), 1u);
   const auto p = db.find_producers("client", "", "")[0];
   EXPECT_EQ(p.peer->remote_address, "1.2.3.4:5");
@@ -140,7 +143,8 @@ TEST_F(Fixture, EveryErrorIsFatal) {
       {identify(kGoodIdentify) + "REGISTER\n", "E_INVALID REGISTER insufficient number of params"},
       {identify(kGoodIdentify) + "UNREGISTER\n",
        "E_INVALID UNREGISTER insufficient number of params"},
-      {identify(kGoodIdentify) + "REGISTER a*b\n", "E_BAD_TOPIC REGISTER topic name 'a*b' is not valid"},
+      {identify(kGoodIdentify) + "REGISTER a*b\n",
+       "E_BAD_TOPIC REGISTER topic name 'a*b' is not valid"},
       {identify(kGoodIdentify) + "UNREGISTER t c!\n",
        "E_BAD_CHANNEL UNREGISTER channel name 'c!' is not valid"},
       {identify("not json"), "E_BAD_BODY IDENTIFY failed to decode JSON body"},
@@ -154,7 +158,8 @@ TEST_F(Fixture, EveryErrorIsFatal) {
       {identify(R"({"broadcast_address":"b","tcp_port":1,"http_port":0,"version":"v"})"),
        "E_BAD_BODY IDENTIFY missing fields"},
       {std::string("IDENTIFY\n\xff\xff\xff\xff", 13), "E_BAD_BODY IDENTIFY invalid body size -1"},
-      {std::string("IDENTIFY\n\x00\x20\x00\x00", 13), "E_BAD_BODY IDENTIFY invalid body size 2097152"},
+      {std::string("IDENTIFY\n\x00\x20\x00\x00", 13),
+       "E_BAD_BODY IDENTIFY invalid body size 2097152"},
   };
   for (const auto& c : cases) {
     RegistrationDb fresh;
@@ -184,7 +189,8 @@ TEST_F(Fixture, EofInsideIdentify) {
   std::string out;
   s->put(std::string("  V1IDENTIFY\n\x00\x00", 15), kNow, out);
   s->on_eof(out);
-  EXPECT_EQ(responses(out), (std::vector<std::string>{"E_BAD_BODY IDENTIFY failed to read body size"}));
+  EXPECT_EQ(responses(out),
+            (std::vector<std::string>{"E_BAD_BODY IDENTIFY failed to read body size"}));
   auto t = session("y:1");
   out.clear();
   t->put(std::string("  V1IDENTIFY\n\x00\x00\x00\x09{}", 19), kNow, out);
