@@ -49,10 +49,14 @@ class V1Client {
     std::string data;
     std::string describe() const {
       switch (status) {
-        case Status::data: return "'" + data + "'";
-        case Status::timeout: return "timeout";
-        case Status::closed: return "connection closed";
-        case Status::error: return "read error: " + data;
+        case Status::data:
+          return "'" + data + "'";
+        case Status::timeout:
+          return "timeout";
+        case Status::closed:
+          return "connection closed";
+        case Status::error:
+          return "read error: " + data;
       }
       return "?";
     }
@@ -96,7 +100,9 @@ class V1Client {
   }
   bool magic() { return send("  V1"); }
   bool line(std::string_view l) { return send(std::string(l) + "\n"); }
-  bool identify(std::string_view json) { return send("IDENTIFY\n" + be32(static_cast<uint32_t>(json.size())) + std::string(json)); }
+  bool identify(std::string_view json) {
+    return send("IDENTIFY\n" + be32(static_cast<uint32_t>(json.size())) + std::string(json));
+  }
 
   Reply read(ms timeout) {
     auto deadline = Clock::now() + timeout;
@@ -152,14 +158,15 @@ class V1Client {
   return ::testing::AssertionFailure() << "wanted '" << want << "', got " << r.describe();
 }
 
-// Error `want` (exactly, or as a prefix if `prefix`), then lookupd closes the connection (§1: every error is fatal).
+// Error `want` (exactly, or as a prefix if `prefix`), then lookupd closes the connection (§1: every
+// error is fatal).
 ::testing::AssertionResult v1_fatal(V1Client& c, const std::string& want, bool prefix = false) {
   auto r = c.read(kReply);
-  bool match = r.status == V1Client::Status::data &&
-               (prefix ? r.data.rfind(want, 0) == 0 : r.data == want);
+  bool match =
+      r.status == V1Client::Status::data && (prefix ? r.data.rfind(want, 0) == 0 : r.data == want);
   if (!match)
-    return ::testing::AssertionFailure() << "wanted error " << (prefix ? "starting with '" : "'") << want
-                                         << "', got " << r.describe();
+    return ::testing::AssertionFailure() << "wanted error " << (prefix ? "starting with '" : "'")
+                                         << want << "', got " << r.describe();
   if (!c.wait_closed(kReply))
     return ::testing::AssertionFailure() << "got '" << r.data << "' but the connection stayed open";
   return ::testing::AssertionSuccess();
@@ -167,7 +174,8 @@ class V1Client {
 
 std::string identify_json(int tcp_port, int http_port, const std::string& hostname = "rawclient") {
   return R"({"broadcast_address":"127.0.0.1","hostname":")" + hostname + R"(","http_port":)" +
-         std::to_string(http_port) + R"(,"tcp_port":)" + std::to_string(tcp_port) + R"(,"version":"1.3.0"})";
+         std::to_string(http_port) + R"(,"tcp_port":)" + std::to_string(tcp_port) +
+         R"(,"version":"1.3.0"})";
 }
 
 // ---------------------------------------------------------------------------
@@ -181,7 +189,8 @@ struct Json {
   std::string describe() const { return std::to_string(status) + " " + body; }
 };
 
-Json http_json(int port, const std::string& method, const std::string& target, const std::string& body = {}) {
+Json http_json(int port, const std::string& method, const std::string& target,
+               const std::string& body = {}) {
   Json j;
   auto r = testutil::http_once(port, method, target, body);
   if (!r) {
@@ -198,8 +207,10 @@ Json http_json(int port, const std::string& method, const std::string& target, c
 std::string enc(std::string s) {
   std::string out;
   for (char ch : s) {
-    if (ch == '#') out += "%23";
-    else out += ch;
+    if (ch == '#')
+      out += "%23";
+    else
+      out += ch;
   }
   return out;
 }
@@ -260,20 +271,24 @@ Strings string_set(const rapidjson::Value& arr) {
 // Conditions on lookupd's HTTP API (lookupd.md §3).
 
 // GET /lookup?topic=T: 200 with exactly these producers (and channels, if given).
-::testing::AssertionResult lookup_is(ServerProcess* l, const std::string& topic, const Strings& producers,
+::testing::AssertionResult lookup_is(ServerProcess* l, const std::string& topic,
+                                     const Strings& producers,
                                      std::optional<Strings> channels = std::nullopt) {
   auto j = http_json(l->http_port(), "GET", "/lookup?topic=" + enc(topic));
-  if (!j.ok() || !j.doc->IsObject() || !j.doc->HasMember("producers") || !j.doc->HasMember("channels"))
+  if (!j.ok() || !j.doc->IsObject() || !j.doc->HasMember("producers") ||
+      !j.doc->HasMember("channels"))
     return ::testing::AssertionFailure() << "/lookup?topic=" << topic << ": " << j.describe();
   auto got = producer_set((*j.doc)["producers"]);
   if (got != producers)
-    return ::testing::AssertionFailure() << "/lookup?topic=" << topic << " producers " << show_set(got) << ", wanted "
-                                         << show_set(producers) << "; body " << j.body;
+    return ::testing::AssertionFailure()
+           << "/lookup?topic=" << topic << " producers " << show_set(got) << ", wanted "
+           << show_set(producers) << "; body " << j.body;
   if (channels) {
     auto ch = string_set((*j.doc)["channels"]);
     if (ch != *channels)
-      return ::testing::AssertionFailure() << "/lookup?topic=" << topic << " channels " << show_set(ch)
-                                           << ", wanted " << show_set(*channels) << "; body " << j.body;
+      return ::testing::AssertionFailure()
+             << "/lookup?topic=" << topic << " channels " << show_set(ch) << ", wanted "
+             << show_set(*channels) << "; body " << j.body;
   }
   return ::testing::AssertionSuccess();
 }
@@ -281,9 +296,10 @@ Strings string_set(const rapidjson::Value& arr) {
 // GET /lookup?topic=T: 404 TOPIC_NOT_FOUND.
 ::testing::AssertionResult lookup_not_found(ServerProcess* l, const std::string& topic) {
   auto j = http_json(l->http_port(), "GET", "/lookup?topic=" + enc(topic));
-  if (j.status == 404 && j.body == R"({"message":"TOPIC_NOT_FOUND"})") return ::testing::AssertionSuccess();
-  return ::testing::AssertionFailure() << "/lookup?topic=" << topic << ": " << j.describe()
-                                       << " (wanted 404 TOPIC_NOT_FOUND)";
+  if (j.status == 404 && j.body == R"({"message":"TOPIC_NOT_FOUND"})")
+    return ::testing::AssertionSuccess();
+  return ::testing::AssertionFailure()
+         << "/lookup?topic=" << topic << ": " << j.describe() << " (wanted 404 TOPIC_NOT_FOUND)";
 }
 
 ::testing::AssertionResult topics_are(ServerProcess* l, const Strings& want) {
@@ -291,18 +307,21 @@ Strings string_set(const rapidjson::Value& arr) {
   if (!j.ok() || !j.doc->IsObject() || !j.doc->HasMember("topics"))
     return ::testing::AssertionFailure() << "/topics: " << j.describe();
   auto got = string_set((*j.doc)["topics"]);
-  if (got != want) return ::testing::AssertionFailure() << "/topics " << show_set(got) << ", wanted " << show_set(want);
+  if (got != want)
+    return ::testing::AssertionFailure()
+           << "/topics " << show_set(got) << ", wanted " << show_set(want);
   return ::testing::AssertionSuccess();
 }
 
-::testing::AssertionResult channels_are(ServerProcess* l, const std::string& topic, const Strings& want) {
+::testing::AssertionResult channels_are(ServerProcess* l, const std::string& topic,
+                                        const Strings& want) {
   auto j = http_json(l->http_port(), "GET", "/channels?topic=" + enc(topic));
   if (!j.ok() || !j.doc->IsObject() || !j.doc->HasMember("channels"))
     return ::testing::AssertionFailure() << "/channels?topic=" << topic << ": " << j.describe();
   auto got = string_set((*j.doc)["channels"]);
   if (got != want)
-    return ::testing::AssertionFailure() << "/channels?topic=" << topic << " " << show_set(got) << ", wanted "
-                                         << show_set(want);
+    return ::testing::AssertionFailure()
+           << "/channels?topic=" << topic << " " << show_set(got) << ", wanted " << show_set(want);
   return ::testing::AssertionSuccess();
 }
 
@@ -313,8 +332,8 @@ Strings string_set(const rapidjson::Value& arr) {
     return ::testing::AssertionFailure() << "/nodes: " << j.describe();
   auto got = producer_set((*j.doc)["producers"]);
   if (got != want)
-    return ::testing::AssertionFailure() << "/nodes producers " << show_set(got) << ", wanted " << show_set(want)
-                                         << "; body " << j.body;
+    return ::testing::AssertionFailure() << "/nodes producers " << show_set(got) << ", wanted "
+                                         << show_set(want) << "; body " << j.body;
   return ::testing::AssertionSuccess();
 }
 
@@ -323,20 +342,23 @@ Strings string_set(const rapidjson::Value& arr) {
 ::testing::AssertionResult node_topics_are(ServerProcess* l, const std::string& key,
                                            const std::map<std::string, bool>& want) {
   auto j = http_json(l->http_port(), "GET", "/nodes");
-  if (!j.ok() || !j.doc->IsObject() || !j.doc->HasMember("producers") || !(*j.doc)["producers"].IsArray())
+  if (!j.ok() || !j.doc->IsObject() || !j.doc->HasMember("producers") ||
+      !(*j.doc)["producers"].IsArray())
     return ::testing::AssertionFailure() << "/nodes: " << j.describe();
   for (auto& p : (*j.doc)["producers"].GetArray()) {
     if (producer_key(p) != key) continue;
     if (!p.HasMember("topics") || !p["topics"].IsArray() || !p.HasMember("tombstones") ||
         !p["tombstones"].IsArray() || p["topics"].Size() != p["tombstones"].Size())
-      return ::testing::AssertionFailure() << "/nodes: bad topics/tombstones for " << key << ": " << j.body;
+      return ::testing::AssertionFailure()
+             << "/nodes: bad topics/tombstones for " << key << ": " << j.body;
     std::map<std::string, bool> got;
     for (rapidjson::SizeType i = 0; i < p["topics"].Size(); ++i) {
       if (!p["topics"][i].IsString() || !p["tombstones"][i].IsBool())
         return ::testing::AssertionFailure() << "/nodes: bad entry for " << key << ": " << j.body;
       got[p["topics"][i].GetString()] = p["tombstones"][i].GetBool();
     }
-    if (got != want) return ::testing::AssertionFailure() << "/nodes topics of " << key << " differ: " << j.body;
+    if (got != want)
+      return ::testing::AssertionFailure() << "/nodes topics of " << key << " differ: " << j.body;
     return ::testing::AssertionSuccess();
   }
   return ::testing::AssertionFailure() << "/nodes has no producer " << key << ": " << j.body;
@@ -347,13 +369,14 @@ Strings string_set(const rapidjson::Value& arr) {
 ::testing::AssertionResult channel_producers_are(ServerProcess* l, const std::string& topic,
                                                  const std::string& channel, const Strings& want) {
   auto j = http_json(l->http_port(), "GET", "/debug");
-  if (!j.ok() || !j.doc->IsObject()) return ::testing::AssertionFailure() << "/debug: " << j.describe();
+  if (!j.ok() || !j.doc->IsObject())
+    return ::testing::AssertionFailure() << "/debug: " << j.describe();
   std::string k = "channel:" + topic + ":" + channel;
   Strings got;
   if (j.doc->HasMember(k.c_str())) got = producer_set((*j.doc)[k.c_str()]);
   if (got != want)
-    return ::testing::AssertionFailure() << "/debug " << k << " producers " << show_set(got) << ", wanted "
-                                         << show_set(want) << "; body " << j.body;
+    return ::testing::AssertionFailure() << "/debug " << k << " producers " << show_set(got)
+                                         << ", wanted " << show_set(want) << "; body " << j.body;
   return ::testing::AssertionSuccess();
 }
 
@@ -365,7 +388,8 @@ template <class F>
     ::testing::AssertionResult r = f();
     if (r) return r;
     if (Clock::now() >= deadline)
-      return ::testing::AssertionFailure() << "still not true after " << timeout.count() << " ms: " << r.message();
+      return ::testing::AssertionFailure()
+             << "still not true after " << timeout.count() << " ms: " << r.message();
     std::this_thread::sleep_for(50ms);
   }
 }
@@ -380,7 +404,8 @@ class ClusterTest : public ::testing::Test {
  protected:
   void SetUp() override {
     auto nsqd = testutil::nsqd_binary_path();
-    if (nsqd.empty() || ::access(nsqd.c_str(), X_OK) != 0) GTEST_SKIP() << "nsqd binary not built: '" << nsqd << "'";
+    if (nsqd.empty() || ::access(nsqd.c_str(), X_OK) != 0)
+      GTEST_SKIP() << "nsqd binary not built: '" << nsqd << "'";
     auto lookupd = testutil::nsqlookupd_binary_path();
     if (lookupd.empty() || ::access(lookupd.c_str(), X_OK) != 0)
       GTEST_SKIP() << "nsqlookupd binary not built: '" << lookupd << "' (set NSQLOOKUPD_BINARY)";
@@ -393,7 +418,8 @@ class ClusterTest : public ::testing::Test {
     for (auto& s : lookupds_) finish(*s->proc, s->expect_exit, "nsqlookupd");
     if (HasFailure()) {
       for (std::size_t i = 0; i < lookupds_.size(); ++i)
-        std::cerr << "--- nsqlookupd #" << i << " log tail ---\n" << tail(lookupds_[i]->proc->log()) << "\n";
+        std::cerr << "--- nsqlookupd #" << i << " log tail ---\n"
+                  << tail(lookupds_[i]->proc->log()) << "\n";
       for (std::size_t i = 0; i < nsqds_.size(); ++i)
         std::cerr << "--- nsqd #" << i << " log tail ---\n" << tail(nsqds_[i]->proc->log()) << "\n";
     }
@@ -406,14 +432,17 @@ class ClusterTest : public ::testing::Test {
   void finish(ServerProcess& p, bool expect_exit, const char* what) {
     if (expect_exit) return;
     if (!p.alive()) {
-      ADD_FAILURE() << what << " (pid " << p.pid() << ") died during the test; log tail:\n" << tail(p.log());
+      ADD_FAILURE() << what << " (pid " << p.pid() << ") died during the test; log tail:\n"
+                    << tail(p.log());
       return;
     }
     EXPECT_TRUE(p.stop()) << what << ": no clean exit on SIGTERM; log tail:\n" << tail(p.log());
   }
 
-  // nsqlookupd with --broadcast-address=127.0.0.1 (nsqd queries it there); nullptr + fatal failure on error.
-  NsqlookupdProcess* start_lookupd(std::vector<std::string> extra = {}, const std::string& tcp = "127.0.0.1:0",
+  // nsqlookupd with --broadcast-address=127.0.0.1 (nsqd queries it there); nullptr + fatal failure
+  // on error.
+  NsqlookupdProcess* start_lookupd(std::vector<std::string> extra = {},
+                                   const std::string& tcp = "127.0.0.1:0",
                                    const std::string& http = "127.0.0.1:0") {
     auto slot = std::make_unique<LookupdSlot>();
     slot->proc = std::make_unique<NsqlookupdProcess>();
@@ -433,15 +462,18 @@ class ClusterTest : public ::testing::Test {
     return p;
   }
 
-  // nsqd with --broadcast-address=127.0.0.1 and one --lookupd-tcp-address per lookupd; HTTP required.
-  NsqdProcess* start_nsqd(const std::vector<NsqlookupdProcess*>& lookupds, std::vector<std::string> extra = {}) {
+  // nsqd with --broadcast-address=127.0.0.1 and one --lookupd-tcp-address per lookupd; HTTP
+  // required.
+  NsqdProcess* start_nsqd(const std::vector<NsqlookupdProcess*>& lookupds,
+                          std::vector<std::string> extra = {}) {
     auto slot = std::make_unique<NsqdSlot>();
     slot->proc = std::make_unique<NsqdProcess>();
     NsqdProcess::Options o;
     o.data_path = slot->dir.path();
     o.require_http = true;
     o.extra_args = {"--broadcast-address=127.0.0.1"};
-    for (auto* l : lookupds) o.extra_args.push_back("--lookupd-tcp-address=127.0.0.1:" + std::to_string(l->tcp_port()));
+    for (auto* l : lookupds)
+      o.extra_args.push_back("--lookupd-tcp-address=127.0.0.1:" + std::to_string(l->tcp_port()));
     o.extra_args.insert(o.extra_args.end(), extra.begin(), extra.end());
     auto err = slot->proc->start(o);
     auto* p = slot->proc.get();
@@ -481,12 +513,13 @@ class ClusterTest : public ::testing::Test {
   }
 
   // An nsqd HTTP call answered with 200.
-  static ::testing::AssertionResult http_ok(ServerProcess* s, const std::string& method, const std::string& target,
+  static ::testing::AssertionResult http_ok(ServerProcess* s, const std::string& method,
+                                            const std::string& target,
                                             const std::string& body = {}) {
     auto r = testutil::http_once(s->http_port(), method, target, body);
     if (r && r->status == 200) return ::testing::AssertionSuccess();
-    return ::testing::AssertionFailure() << method << " " << target << ": "
-                                         << (r ? r->describe() : std::string("no response"));
+    return ::testing::AssertionFailure()
+           << method << " " << target << ": " << (r ? r->describe() : std::string("no response"));
   }
 
   // HTTP /topic/create then /channel/create on an nsqd (the topic must exist first).
@@ -512,15 +545,17 @@ class ClusterTest : public ::testing::Test {
 
 // Checks the fields of every producer in /lookup?topic=T (§3): key order,
 // broadcast address, ports of a known nsqd, version, remote address.
-void expect_producer_fields(ServerProcess* l, const std::string& topic, const std::vector<NsqdProcess*>& nsqds) {
+void expect_producer_fields(ServerProcess* l, const std::string& topic,
+                            const std::vector<NsqdProcess*>& nsqds) {
   auto j = http_json(l->http_port(), "GET", "/lookup?topic=" + enc(topic));
   ASSERT_TRUE(j.ok()) << j.describe();
   std::vector<std::string> top = keys_of(*j.doc);
   EXPECT_EQ(top, (std::vector<std::string>{"channels", "producers"})) << j.body;
   ASSERT_TRUE((*j.doc)["producers"].IsArray()) << j.body;
   for (auto& p : (*j.doc)["producers"].GetArray()) {
-    EXPECT_EQ(keys_of(p), (std::vector<std::string>{"remote_address", "hostname", "broadcast_address", "tcp_port",
-                                                    "http_port", "version"}))
+    EXPECT_EQ(keys_of(p),
+              (std::vector<std::string>{"remote_address", "hostname", "broadcast_address",
+                                        "tcp_port", "http_port", "version"}))
         << j.body;
     ASSERT_TRUE(p.HasMember("broadcast_address") && p["broadcast_address"].IsString()) << j.body;
     EXPECT_STREQ(p["broadcast_address"].GetString(), "127.0.0.1");
@@ -537,7 +572,8 @@ void expect_producer_fields(ServerProcess* l, const std::string& topic, const st
     EXPECT_GT(p["hostname"].GetStringLength(), 0u) << j.body;
     ASSERT_TRUE(p.HasMember("remote_address") && p["remote_address"].IsString()) << j.body;
     std::string ra = p["remote_address"].GetString();
-    EXPECT_EQ(ra.rfind("127.0.0.1:", 0), 0u) << "remote_address " << ra << " is not the connection's address";
+    EXPECT_EQ(ra.rfind("127.0.0.1:", 0), 0u)
+        << "remote_address " << ra << " is not the connection's address";
   }
 }
 
@@ -574,7 +610,8 @@ TEST_F(ClusterTest, TopicsAndChannelsOfThreeNsqdsAppearInBothLookupds) {
     SCOPED_TRACE("lookupd HTTP port " + std::to_string(l->http_port()));
     EXPECT_TRUE(eventually([&] { return lookup_is(l, "t_pub", {key_of(n0)}, Strings{}); }));
     EXPECT_TRUE(eventually([&] { return lookup_is(l, "t_sub", {key_of(n1)}, Strings{"c_sub"}); }));
-    EXPECT_TRUE(eventually([&] { return lookup_is(l, "t_http", {key_of(n2)}, Strings{"c_http"}); }));
+    EXPECT_TRUE(
+        eventually([&] { return lookup_is(l, "t_http", {key_of(n2)}, Strings{"c_http"}); }));
     EXPECT_TRUE(eventually([&] { return lookup_is(l, "t_all", all, Strings{}); }));
     EXPECT_TRUE(topics_are(l, {"t_pub", "t_sub", "t_http", "t_all"}));
     EXPECT_TRUE(channels_are(l, "t_sub", {"c_sub"}));
@@ -658,11 +695,15 @@ TEST_F(ClusterTest, StoppedNsqdDisappearsFromLookupd) {
   ASSERT_TRUE(n0 && n1 && n2);
   for (auto* n : {n0, n1, n2}) ASSERT_TRUE(create_channel(n, "t", "c"));
   for (auto* l : {la, lb})
-    ASSERT_TRUE(eventually([&] { return lookup_is(l, "t", keys_of_nsqds({n0, n1, n2}), Strings{"c"}); }));
+    ASSERT_TRUE(eventually([&] {
+      return lookup_is(l, "t", keys_of_nsqds({n0, n1, n2}), Strings{"c"});
+    }));
 
   stop(n0);
   for (auto* l : {la, lb}) {
-    EXPECT_TRUE(eventually([&] { return lookup_is(l, "t", keys_of_nsqds({n1, n2}), Strings{"c"}); }));
+    EXPECT_TRUE(eventually([&] {
+      return lookup_is(l, "t", keys_of_nsqds({n1, n2}), Strings{"c"});
+    }));
     EXPECT_TRUE(nodes_are(l, keys_of_nsqds({n1, n2})));
     EXPECT_TRUE(channel_producers_are(l, "t", "c", keys_of_nsqds({n1, n2})));
   }
@@ -696,15 +737,17 @@ TEST_F(ClusterTest, SilentProducerBecomesInactive) {
     rapidjson::Document d;
     d.Parse(idr.data.c_str(), idr.data.size());
     ASSERT_TRUE(!d.HasParseError() && d.IsObject()) << idr.data;
-    EXPECT_EQ(keys_of(d),
-              (std::vector<std::string>{"broadcast_address", "hostname", "http_port", "tcp_port", "version"}))
+    EXPECT_EQ(keys_of(d), (std::vector<std::string>{"broadcast_address", "hostname", "http_port",
+                                                    "tcp_port", "version"}))
         << idr.data;
     EXPECT_TRUE(d.HasMember("broadcast_address") && d["broadcast_address"].IsString() &&
                 std::string(d["broadcast_address"].GetString()) == "127.0.0.1")
         << idr.data;
-    EXPECT_TRUE(d.HasMember("tcp_port") && d["tcp_port"].IsInt() && d["tcp_port"].GetInt() == la->tcp_port())
+    EXPECT_TRUE(d.HasMember("tcp_port") && d["tcp_port"].IsInt() &&
+                d["tcp_port"].GetInt() == la->tcp_port())
         << idr.data;
-    EXPECT_TRUE(d.HasMember("http_port") && d["http_port"].IsInt() && d["http_port"].GetInt() == la->http_port())
+    EXPECT_TRUE(d.HasMember("http_port") && d["http_port"].IsInt() &&
+                d["http_port"].GetInt() == la->http_port())
         << idr.data;
     EXPECT_TRUE(d.HasMember("version") && d["version"].IsString() &&
                 std::string(d["version"].GetString()) == "1.3.0")
@@ -740,7 +783,8 @@ TEST_F(ClusterTest, SilentProducerBecomesInactive) {
       },
       ms(8000));
   auto gone_after = since_ms(t0);
-  ASSERT_TRUE(gone) << "a producer silent for longer than --inactive-producer-timeout is still listed";
+  ASSERT_TRUE(gone)
+      << "a producer silent for longer than --inactive-producer-timeout is still listed";
   EXPECT_GE(gone_after, 950) << "hidden before --inactive-producer-timeout (1 s) elapsed";
   EXPECT_TRUE(nodes_are(la, {pinger_key}));
 
@@ -753,7 +797,8 @@ TEST_F(ClusterTest, SilentProducerBecomesInactive) {
   }
 
   // lookupd does not close an inactive peer (no deadlines): a PING revives it.
-  EXPECT_EQ(silent.read(ms(100)).status, V1Client::Status::timeout) << "lookupd closed the silent connection";
+  EXPECT_EQ(silent.read(ms(100)).status, V1Client::Status::timeout)
+      << "lookupd closed the silent connection";
   ASSERT_TRUE(silent.line("PING"));
   ASSERT_TRUE(v1_reply(silent, "OK"));
   EXPECT_TRUE(lookup_is(la, "t", {silent_key, pinger_key}, Strings{"c"}))
@@ -777,21 +822,24 @@ TEST_F(ClusterTest, TombstoneHidesProducerForItsLifetime) {
   ASSERT_TRUE(eventually([&] { return lookup_is(la, "u", {key_of(n0)}); }));
 
   // Argument errors, and a node that matches nothing.
-  EXPECT_EQ(http_json(la->http_port(), "POST", "/topic/tombstone?topic=t").body, R"({"message":"MISSING_ARG_NODE"})");
+  EXPECT_EQ(http_json(la->http_port(), "POST", "/topic/tombstone?topic=t").body,
+            R"({"message":"MISSING_ARG_NODE"})");
   EXPECT_TRUE(http_ok(la, "POST", "/topic/tombstone?topic=t&node=127.0.0.1:1"));
   EXPECT_TRUE(lookup_is(la, "t", keys_of_nsqds({n0, n1})));
 
   const std::string node = "127.0.0.1:" + std::to_string(n0->http_port());
   auto t0 = Clock::now();
   ASSERT_TRUE(http_ok(la, "POST", "/topic/tombstone?topic=t&node=" + node));
-  EXPECT_TRUE(lookup_is(la, "t", {key_of(n1)})) << "tombstoned producer still listed right after the tombstone";
+  EXPECT_TRUE(lookup_is(la, "t", {key_of(n1)}))
+      << "tombstoned producer still listed right after the tombstone";
   EXPECT_TRUE(lookup_is(la, "u", {key_of(n0)})) << "a tombstone is per topic";
   EXPECT_TRUE(node_topics_are(la, key_of(n0), {{"t", true}, {"u", false}}));
   EXPECT_TRUE(nodes_are(la, keys_of_nsqds({n0, n1}))) << "/nodes does not filter tombstones";
 
   // n0 registers t again (a new channel): the tombstone holds.
   ASSERT_TRUE(create_channel(n0, "t", "c"));
-  EXPECT_TRUE(eventually([&] { return channel_producers_are(la, "t", "c", {key_of(n0)}); }, ms(1500)));
+  EXPECT_TRUE(
+      eventually([&] { return channel_producers_are(la, "t", "c", {key_of(n0)}); }, ms(1500)));
   {
     auto hidden = lookup_is(la, "t", {key_of(n1)}, Strings{"c"});
     if (since_ms(t0) < 1800) {
@@ -799,7 +847,11 @@ TEST_F(ClusterTest, TombstoneHidesProducerForItsLifetime) {
     }
   }
 
-  auto back = eventually([&] { return lookup_is(la, "t", keys_of_nsqds({n0, n1}), Strings{"c"}); }, ms(8000));
+  auto back = eventually(
+      [&] {
+        return lookup_is(la, "t", keys_of_nsqds({n0, n1}), Strings{"c"});
+      },
+      ms(8000));
   auto back_after = since_ms(t0);
   EXPECT_TRUE(back) << "producer not listed again after --tombstone-lifetime";
   EXPECT_GE(back_after, 1900) << "tombstone ended before --tombstone-lifetime (2 s)";
@@ -843,7 +895,8 @@ TEST_F(ClusterTest, NewTopicGetsChannelsKnownToLookupds) {
     }
     std::map<std::string, int64_t> want{{"c", 1}, {"d", 1}};
     if (got != want)
-      return ::testing::AssertionFailure() << "channels of t (name → depth) are not {c:1, d:1}: " << j.body;
+      return ::testing::AssertionFailure()
+             << "channels of t (name → depth) are not {c:1, d:1}: " << j.body;
     return ::testing::AssertionSuccess();
   };
   EXPECT_TRUE(eventually(depths, ms(5000)))
@@ -880,9 +933,11 @@ TEST_F(ClusterTest, ChangingLookupdAddressesMovesTheRegistration) {
   EXPECT_TRUE(eventually([&] { return channel_producers_are(lb, "t", "c", {key_of(n0)}); }));
   EXPECT_TRUE(lookup_is(la, "t", {key_of(n0)}, Strings{"c"}));
 
-  r = testutil::http_once(n0->http_port(), "PUT", "/config/nsqlookupd_tcp_addresses", R"([")" + b + R"("])");
+  r = testutil::http_once(n0->http_port(), "PUT", "/config/nsqlookupd_tcp_addresses",
+                          R"([")" + b + R"("])");
   ASSERT_TRUE(r && r->status == 200) << (r ? r->describe() : "no response");
-  EXPECT_TRUE(eventually([&] { return nodes_are(la, {}); })) << "the removed lookupd still has the nsqd";
+  EXPECT_TRUE(eventually([&] { return nodes_are(la, {}); }))
+      << "the removed lookupd still has the nsqd";
   EXPECT_TRUE(lookup_is(la, "t", {}, Strings{"c"}));
   EXPECT_TRUE(nodes_are(lb, {key_of(n0)}));
   EXPECT_TRUE(lookup_is(lb, "t", {key_of(n0)}, Strings{"c"}));
@@ -910,13 +965,16 @@ TEST_F(ClusterTest, NsqdReregistersWithARestartedLookupd) {
   ASSERT_TRUE(eventually([&] { return lookup_is(la, "u", {key_of(n0)}); }));
 
   kill(la);
-  auto* la2 = start_lookupd({}, "127.0.0.1:" + std::to_string(tcp), "127.0.0.1:" + std::to_string(http));
-  ASSERT_TRUE(la2) << "could not restart nsqlookupd on the same ports (is SO_REUSEADDR set on its listeners?)";
+  auto* la2 =
+      start_lookupd({}, "127.0.0.1:" + std::to_string(tcp), "127.0.0.1:" + std::to_string(http));
+  ASSERT_TRUE(la2)
+      << "could not restart nsqlookupd on the same ports (is SO_REUSEADDR set on its listeners?)";
   ASSERT_EQ(la2->tcp_port(), tcp);
   ASSERT_EQ(la2->http_port(), http);
   auto t0 = Clock::now();
 
-  EXPECT_TRUE(eventually([&] { return lookup_is(la2, "t", {key_of(n0)}, Strings{"c"}); }, kReconnect))
+  EXPECT_TRUE(
+      eventually([&] { return lookup_is(la2, "t", {key_of(n0)}, Strings{"c"}); }, kReconnect))
       << "nsqd did not re-register with the restarted lookupd within two PING intervals";
   std::cerr << "re-registered after " << since_ms(t0) << " ms\n";
   EXPECT_TRUE(eventually([&] { return lookup_is(la2, "u", {key_of(n0)}); }));
@@ -1014,10 +1072,13 @@ TEST_F(ClusterTest, BadClientsGetErrorsAndLeaveRegistrationsIntact) {
     EXPECT_TRUE(v1_fatal(c, "E_BAD_BODY IDENTIFY failed to decode JSON body"));
   }
   for (std::string body :
-       {std::string(R"({"broadcast_address":"127.0.0.1","tcp_port":0,"http_port":1,"version":"1.3.0"})"),
-        std::string(R"({"broadcast_address":"127.0.0.1","tcp_port":1,"http_port":0,"version":"1.3.0"})"),
+       {std::string(
+            R"({"broadcast_address":"127.0.0.1","tcp_port":0,"http_port":1,"version":"1.3.0"})"),
+        std::string(
+            R"({"broadcast_address":"127.0.0.1","tcp_port":1,"http_port":0,"version":"1.3.0"})"),
         std::string(R"({"broadcast_address":"","tcp_port":1,"http_port":1,"version":"1.3.0"})"),
-        std::string(R"({"broadcast_address":"127.0.0.1","tcp_port":1,"http_port":1})"), std::string("{}")}) {
+        std::string(R"({"broadcast_address":"127.0.0.1","tcp_port":1,"http_port":1})"),
+        std::string("{}")}) {
     SCOPED_TRACE("IDENTIFY " + body);
     V1Client c;
     fresh(c);
@@ -1029,7 +1090,8 @@ TEST_F(ClusterTest, BadClientsGetErrorsAndLeaveRegistrationsIntact) {
     V1Client c;
     fresh(c);
     ASSERT_TRUE(c.send("IDENTIFY\n" + be32(size) + "{}"));
-    EXPECT_TRUE(v1_fatal(c, "E_BAD_BODY ", true)) << "a huge or negative IDENTIFY size must be rejected";
+    EXPECT_TRUE(v1_fatal(c, "E_BAD_BODY ", true))
+        << "a huge or negative IDENTIFY size must be rejected";
   }
   {
     SCOPED_TRACE("IDENTIFY twice");
@@ -1046,9 +1108,12 @@ TEST_F(ClusterTest, BadClientsGetErrorsAndLeaveRegistrationsIntact) {
            Bad{"REGISTER", "E_INVALID REGISTER insufficient number of params"},
            Bad{"UNREGISTER", "E_INVALID UNREGISTER insufficient number of params"},
            Bad{"REGISTER bad!topic", "E_BAD_TOPIC REGISTER topic name 'bad!topic' is not valid"},
-           Bad{"UNREGISTER bad!topic", "E_BAD_TOPIC UNREGISTER topic name 'bad!topic' is not valid"},
-           Bad{"REGISTER t bad!chan", "E_BAD_CHANNEL REGISTER channel name 'bad!chan' is not valid"},
-           Bad{"UNREGISTER t bad!chan", "E_BAD_CHANNEL UNREGISTER channel name 'bad!chan' is not valid"},
+           Bad{"UNREGISTER bad!topic",
+               "E_BAD_TOPIC UNREGISTER topic name 'bad!topic' is not valid"},
+           Bad{"REGISTER t bad!chan",
+               "E_BAD_CHANNEL REGISTER channel name 'bad!chan' is not valid"},
+           Bad{"UNREGISTER t bad!chan",
+               "E_BAD_CHANNEL UNREGISTER channel name 'bad!chan' is not valid"},
            Bad{"REGISTER aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa",
                "E_BAD_TOPIC REGISTER topic name "
                "'aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa' is not valid"},

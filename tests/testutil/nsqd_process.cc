@@ -3,6 +3,7 @@
 #include <fcntl.h>
 #include <signal.h>
 #include <spawn.h>
+#include <string.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -11,7 +12,6 @@
 #include <cerrno>
 #include <cstdlib>
 #include <cstring>
-#include <string.h>
 
 extern char** environ;
 
@@ -42,7 +42,8 @@ int find_listening_port(const std::string& log, const std::string& what) {
 }  // namespace
 
 std::string nsqlookupd_binary_path() {
-  if (const char* env = std::getenv("NSQLOOKUPD_BINARY"); env != nullptr && *env != '\0') return env;
+  if (const char* env = std::getenv("NSQLOOKUPD_BINARY"); env != nullptr && *env != '\0')
+    return env;
 #ifdef NSQ_TEST_NSQLOOKUPD_BINARY
   return NSQ_TEST_NSQLOOKUPD_BINARY;
 #else
@@ -73,8 +74,10 @@ ServerProcess::~ServerProcess() {
 std::string NsqdProcess::start(const Options& options) {
   SpawnOptions s;
   s.binary = nsqd_binary_path();
-  if (s.binary.empty() || ::access(s.binary.c_str(), X_OK) != 0) return "no nsqd binary at '" + s.binary + "'";
-  s.args = {"--tcp-address=127.0.0.1:0", std::string("--http-address=") + (options.http ? "127.0.0.1:0" : ""),
+  if (s.binary.empty() || ::access(s.binary.c_str(), X_OK) != 0)
+    return "no nsqd binary at '" + s.binary + "'";
+  s.args = {"--tcp-address=127.0.0.1:0",
+            std::string("--http-address=") + (options.http ? "127.0.0.1:0" : ""),
             "--data-path=" + options.data_path.string()};
   s.args.insert(s.args.end(), options.extra_args.begin(), options.extra_args.end());
   s.require_http = options.require_http;
@@ -143,7 +146,8 @@ std::string ServerProcess::spawn(const SpawnOptions& options) {
   cv_.wait_until(lock, deadline, ready);
   if (tcp_port_ != 0 && (!options.require_http || http_port_ != 0)) return {};
   const std::string name = std::filesystem::path(binary).filename().string();
-  std::string why = log_eof_ ? name + " exited before listening" : name + " did not announce its ports in time";
+  std::string why =
+      log_eof_ ? name + " exited before listening" : name + " did not announce its ports in time";
   return why + "; log:\n" + log_;
 }
 
@@ -232,8 +236,9 @@ std::string ServerProcess::log() const {
 
 bool ServerProcess::wait_for_log(const std::string& needle, std::chrono::milliseconds timeout) {
   std::unique_lock lock(mu_);
-  return cv_.wait_for(lock, timeout, [&] { return log_.find(needle) != std::string::npos || log_eof_; }) &&
-         log_.find(needle) != std::string::npos;
+  return cv_.wait_for(lock, timeout, [&] {
+    return log_.find(needle) != std::string::npos || log_eof_;
+  }) && log_.find(needle) != std::string::npos;
 }
 
 std::string ServerProcess::describe_status(int status) {

@@ -77,7 +77,7 @@ class ServerProcess {
 
   mutable std::mutex mu_;
   std::condition_variable cv_;
-  std::string log_;      // guarded by mu_
+  std::string log_;       // guarded by mu_
   bool log_eof_ = false;  // guarded by mu_
 };
 
