@@ -213,12 +213,18 @@ void LookupClient::run() {
 }
 
 bool LookupClient::command(Peer& peer, const std::string& line, std::string* response) {
-  if (peer.fd < 0 && !connect(peer)) return false;
+  bool was_connected = peer.fd >= 0;
+  if (!was_connected && !connect(peer)) return false;
   std::string resp;
   if (!exchange(peer, line + "\n", &resp)) {
     log_->error("LOOKUPD({}): {} failed - connection lost", peer.address, line);
     close_peer(peer);
-    return false;
+    // A lookupd that restarted since the last command: reconnect at once
+    // rather than at the next PING (Go nsqd waits for it).
+    if (!was_connected || !connect(peer) || !exchange(peer, line + "\n", &resp)) {
+      close_peer(peer);
+      return false;
+    }
   }
   if (resp.starts_with("E_")) log_->error("LOOKUPD({}): {} - {}", peer.address, line, resp);
   if (response) *response = std::move(resp);
