@@ -15,13 +15,14 @@ mkdir -p "$root/data"
 pids=()
 trap 'kill -TERM "${pids[@]}" 2>/dev/null; wait' INT TERM
 if [ -x "$bin/nsqlookupd/nsqlookupd" ]; then
-  "$bin/nsqlookupd/nsqlookupd" --tcp-address=127.0.0.1:4160 --http-address=127.0.0.1:4161 &
+  "$bin/nsqlookupd/nsqlookupd" --tcp-address=127.0.0.1:4160 --http-address=127.0.0.1:4161 \
+    --broadcast-address=127.0.0.1 &
   pids+=($!)
   lookupd_flag=(--lookupd-tcp-address=127.0.0.1:4160)
 else
   lookupd_flag=()
 fi
 "$bin/nsqd/nsqd" --tcp-address=127.0.0.1:4150 --http-address=127.0.0.1:4151 \
-  --data-path="$root/data" "${lookupd_flag[@]}" &
+  --broadcast-address=127.0.0.1 --data-path="$root/data" "${lookupd_flag[@]}" &
 pids+=($!)
 wait
