@@ -196,6 +196,9 @@ void Broker::schedule_metadata_save() {
 }
 
 std::error_code Broker::save_metadata() {
+  // The snapshot is taken under the same lock as the write, so the file
+  // always ends up with the newest topology (an older save cannot land last).
+  std::lock_guard lock(metadata_mu_);
   metadata::Topology topology;
   for (const auto& topic : topics()) {
     if (topic->ephemeral()) continue;
@@ -206,7 +209,6 @@ std::error_code Broker::save_metadata() {
     }
     topology.topics.push_back(std::move(t));
   }
-  std::lock_guard lock(metadata_mu_);
   auto path = data_dir(options_) / "nsqd.dat";
   std::error_code ec = write_file_atomically(path, metadata::encode(topology));
   if (ec) log_->error("failed to persist metadata {} - {}", path.string(), ec.message());
