@@ -1,6 +1,7 @@
 #include "diskqueue/disk_queue.h"
 
 #include <algorithm>
+#include <charconv>
 #include <cerrno>
 #include <cstdio>
 #include <fcntl.h>
@@ -158,10 +159,8 @@ std::error_code DiskQueue::recover() {
                              std::to_string(read_pos_) + " is past write position " +
                              std::to_string(write_file_num_) + "," + std::to_string(write_pos_) +
                              " - corrupt metadata, skipping to a new file");
-    for (std::int64_t n = std::min(read_file_num_, write_file_num_);
-         n <= std::max(read_file_num_, write_file_num_); ++n) {
-      ::unlink(segment_path(n).c_str());
-    }
+    remove_segments(std::min(read_file_num_, write_file_num_),
+                    std::max(read_file_num_, write_file_num_));
     write_file_num_ = std::max(read_file_num_, write_file_num_) + 1;
     write_pos_ = 0;
     read_file_num_ = write_file_num_;
@@ -524,7 +523,7 @@ void DiskQueue::do_empty(std::unique_lock<std::mutex>& lock) {
   write_file_.reset();
   std::int64_t first = read_file_num_, last = write_file_num_;
   lock.unlock();
-  for (std::int64_t n = first; n <= last; ++n) ::unlink(segment_path(n).c_str());
+  remove_segments(first, last);
   ::unlink(meta_path().c_str());
   lock.lock();
   ++write_file_num_;
@@ -556,7 +555,7 @@ void DiskQueue::do_bad_segment(std::unique_lock<std::mutex>& lock, std::int64_t 
     lock.unlock();
     log(LogLevel::error, "read position past write position - corrupt metadata, skipping to a "
                          "new file");
-    for (std::int64_t n = first; n <= last; ++n) ::unlink(segment_path(n).c_str());
+    remove_segments(first, last);
     lock.lock();
     write_file_num_ = last + 1;
     write_pos_ = 0;
@@ -591,6 +590,24 @@ void DiskQueue::do_bad_segment(std::unique_lock<std::mutex>& lock, std::int64_t 
   lock.unlock();
   checkpoint_locked();
   lock.lock();
+}
+
+// Deletes this queue's segments numbered first..last that exist. Reads the
+// directory rather than trying every number: a corrupt checkpoint can name
+// file numbers millions apart.
+void DiskQueue::remove_segments(std::int64_t first, std::int64_t last) const {
+  std::string prefix = options_.name + ".diskqueue.";
+  std::error_code ec;
+  for (const auto& entry : std::filesystem::directory_iterator(options_.data_path, ec)) {
+    std::string file = entry.path().filename().string();
+    if (!file.starts_with(prefix) || !file.ends_with(".dat")) continue;
+    std::string_view digits(file);
+    digits = digits.substr(prefix.size(), digits.size() - prefix.size() - 4);
+    std::int64_t n = 0;
+    auto [end, err] = std::from_chars(digits.data(), digits.data() + digits.size(), n);
+    if (err != std::errc() || end != digits.data() + digits.size() || digits.empty()) continue;
+    if (n >= first && n <= last) ::unlink(entry.path().c_str());
+  }
 }
 
 void DiskQueue::close_files() {

@@ -157,6 +157,7 @@ class DiskQueue {
   void do_bad_segment(std::unique_lock<std::mutex>& lock, std::int64_t file_num,
                       std::uint64_t generation);
   void close_files();
+  void remove_segments(std::int64_t first, std::int64_t last) const;
 
   // Checkpoint: fdatasync the write segment, then write the meta file with
   // the positions seen before the fsync. checkpoint_locked needs meta_mu_.

@@ -4,6 +4,7 @@
 
 #include <gtest/gtest.h>
 
+#include <chrono>
 #include <mutex>
 #include <vector>
 
@@ -157,6 +158,22 @@ TEST(Corruption, ReadPositionPastWritePositionStartsOver) {
   EXPECT_FALSE((*q)->try_read());
   ASSERT_FALSE((*q)->put("fresh"));
   EXPECT_EQ(*(*q)->try_read(), "fresh");
+}
+
+TEST(Corruption, FileNumbersFarApartInTheCheckpointAreHandledQuickly) {
+  // Found by the fuzzer: a checkpoint naming file 99999999 made recovery try
+  // to delete a hundred million file names one by one.
+  TempDir dir;
+  CapturedLog log;
+  write_file(dir.path() / "c.diskqueue.000000.dat", record_bytes("gone"));
+  write_file(dir.path() / "c.diskqueue.meta.dat", "0\n99999999,0\n0,6\n");
+  auto started = std::chrono::steady_clock::now();
+  auto q = DiskQueue::open(options(dir, log));
+  ASSERT_TRUE(q);
+  EXPECT_LT(std::chrono::steady_clock::now() - started, std::chrono::seconds(5));
+  EXPECT_FALSE(std::filesystem::exists(dir.path() / "c.diskqueue.000000.dat"));
+  ASSERT_FALSE((*q)->put("fresh"));
+  expect_reads(**q, {"fresh"});
 }
 
 TEST(Corruption, RecordsPastTheCheckpointAreRecoveredAndNotOverwritten) {
