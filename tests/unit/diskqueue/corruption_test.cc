@@ -166,7 +166,7 @@ TEST(Corruption, FileNumbersFarApartInTheCheckpointAreHandledQuickly) {
   TempDir dir;
   CapturedLog log;
   write_file(dir.path() / "c.diskqueue.000000.dat", record_bytes("gone"));
-  write_file(dir.path() / "c.diskqueue.meta.dat", "0\n99999999,0\n0,6\n");
+  write_file(dir.path() / "c.diskqueue.meta.dat", "0\n99999999,0\n0,8\n");
   auto started = std::chrono::steady_clock::now();
   auto q = DiskQueue::open(options(dir, log));
   ASSERT_TRUE(q);
