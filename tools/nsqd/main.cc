@@ -5,63 +5,18 @@
 #include <pthread.h>
 #include <thread>
 
-#include <spdlog/pattern_formatter.h>
-#include <spdlog/sinks/stdout_sinks.h>
 #include <spdlog/spdlog.h>
 
+#include "nsq/go_logger.h"
 #include "nsqd/options_parser.h"
 #include "nsqd/server.h"
 
 namespace {
 
-// Go's log level words (INFO, WARNING, ...) where spdlog writes its own.
-class GoLevel : public spdlog::custom_flag_formatter {
- public:
-  void format(const spdlog::details::log_msg& msg, const std::tm&,
-              spdlog::memory_buf_t& dest) override {
-    std::string_view word;
-    switch (msg.level) {
-      case spdlog::level::trace:
-      case spdlog::level::debug: word = "DEBUG"; break;
-      case spdlog::level::info: word = "INFO"; break;
-      case spdlog::level::warn: word = "WARNING"; break;
-      case spdlog::level::err: word = "ERROR"; break;
-      default: word = "FATAL"; break;
-    }
-    dest.append(word.data(), word.data() + word.size());
-  }
-  std::unique_ptr<custom_flag_formatter> clone() const override {
-    return std::make_unique<GoLevel>();
-  }
-};
-
-spdlog::level::level_enum to_spdlog(nsq::nsqd::LogLevel level) {
-  using nsq::nsqd::LogLevel;
-  switch (level) {
-    case LogLevel::debug: return spdlog::level::debug;
-    case LogLevel::info: return spdlog::level::info;
-    case LogLevel::warn: return spdlog::level::warn;
-    case LogLevel::error: return spdlog::level::err;
-    case LogLevel::fatal: return spdlog::level::critical;
-  }
-  return spdlog::level::info;
-}
-
 std::shared_ptr<spdlog::logger> make_logger(const nsq::nsqd::Options& options) {
-  auto logger = std::make_shared<spdlog::logger>(
-      "nsqd", std::make_shared<spdlog::sinks::stderr_sink_mt>());
-  auto formatter = std::make_unique<spdlog::pattern_formatter>();
-  // The prefix is data, not pattern: escape spdlog's flag character.
-  std::string prefix;
-  for (char c : options.log_prefix) {
-    if (c == '%') prefix += '%';
-    prefix += c;
-  }
-  formatter->add_flag<GoLevel>('*').set_pattern(prefix + "%Y/%m/%d %H:%M:%S.%f %*: %v");
-  logger->set_formatter(std::move(formatter));
-  logger->set_level(to_spdlog(options.log_level));
-  logger->flush_on(spdlog::level::trace);
-  return logger;
+  // Both enums list Go's levels in the same order.
+  return nsq::make_go_logger("nsqd", options.log_prefix,
+                             static_cast<nsq::GoLogLevel>(static_cast<int>(options.log_level)));
 }
 
 }  // namespace
