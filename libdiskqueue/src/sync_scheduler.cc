@@ -46,7 +46,9 @@ void SyncScheduler::run() {
     }
     auto first = by_time_.begin();
     if (Clock::now() < first->first) {
-      cv_.wait_until(lock, first->first);
+      // A copy: cancel() may erase the node while we wait.
+      Clock::time_point when = first->first;
+      cv_.wait_until(lock, when);
       continue;
     }
     TaskId id = first->second;
