@@ -1,0 +1,19 @@
+#pragma once
+
+#include <string>
+#include <string_view>
+
+// The versions the tools claim: they stand in for NSQ v1.3.0 built with
+// go-nsq v1.1.0, so scripts and nsqd's client stats see the same strings.
+namespace nsq::tools {
+
+inline constexpr std::string_view kNsqVersion = "1.3.0";
+inline constexpr std::string_view kGoNsqVersion = "1.1.0";
+
+// "<tool> v1.3.0": what --version prints (without the newline).
+std::string version_line(std::string_view tool);
+
+// "<tool>/1.3.0 go-nsq/1.1.0": the user_agent sent in IDENTIFY.
+std::string user_agent(std::string_view tool);
+
+}  // namespace nsq::tools
