@@ -3,6 +3,7 @@
 #include <chrono>
 #include <cstdint>
 #include <string>
+#include <string_view>
 
 #include <tl/expected.hpp>
 
@@ -13,7 +14,7 @@ namespace nsq::http {
 struct ClientResponse {
   int status = 0;
   HeaderList headers;  // names lower-cased
-  std::string body;
+  std::string body;    // decoded (a chunked body is joined)
 };
 
 // A blocking HTTP/1.0 GET for the few requests NSQ servers make themselves
@@ -27,5 +28,43 @@ tl::expected<ClientResponse, std::string> get(const std::string& host, std::uint
                                               std::chrono::milliseconds connect_timeout,
                                               std::chrono::milliseconds request_timeout,
                                               std::size_t max_body = 5 * 1024 * 1024);
+
+// One request of any method (nsq_to_http's GET/POST, tools asking nsqd or
+// lookupd). Sent as HTTP/1.1 with `Host`, `Content-Length` (when there is a
+// body or the method is POST/PUT) and `Connection: close`, plus `headers`
+// in order; a header given there replaces none of those three. The
+// response may be delimited by Content-Length, chunked encoding or the end
+// of the connection.
+struct ClientRequest {
+  std::string method = "GET";
+  std::string host;  // name or address; an IPv6 address without brackets
+  std::uint16_t port = 80;
+  std::string target = "/";  // path and query, already escaped
+  HeaderList headers;        // e.g. {"User-Agent", "nsq_to_http v1.3.0"}
+  std::string body;
+  std::chrono::milliseconds connect_timeout{2000};  // the TCP connect
+  std::chrono::milliseconds request_timeout{5000};  // the whole exchange, connect included
+  std::size_t max_body = 5 * 1024 * 1024;           // a larger response body is an error
+};
+
+// Errors are texts such as "connect 127.0.0.1:80: Connection refused",
+// "read 127.0.0.1:80: i/o timeout", "malformed HTTP response from ...".
+tl::expected<ClientResponse, std::string> request(const ClientRequest& request);
+
+// The parts of an absolute http:// URL that a request needs.
+struct Url {
+  std::string host;  // without brackets for IPv6
+  std::uint16_t port = 80;
+  std::string target = "/";  // path (as written, "/" if empty) and "?query"; no fragment
+};
+
+// Parses "http://host[:port][/path][?query][#fragment]" (scheme in any
+// case). Errors: not http (e.g. `unsupported protocol scheme "https"`), no
+// host, a bad port, user info (not supported).
+tl::expected<Url, std::string> parse_url(std::string_view url);
+
+// Go's url.QueryEscape: letters, digits and "-_.~" kept, space as '+',
+// every other byte as %XX (upper-case hex).
+std::string query_escape(std::string_view text);
 
 }  // namespace nsq::http
