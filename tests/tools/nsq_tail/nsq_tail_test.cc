@@ -60,7 +60,7 @@ class NsqTailTest : public ::testing::Test {
     if (!reply || reply->status != 200) return out;
     rapidjson::Document doc;
     doc.Parse(reply->body.c_str());
-    if (doc.HasParseError() || !doc.HasMember("topics")) return out;
+    if (doc.HasParseError() || !doc.HasMember("topics") || !doc["topics"].IsArray()) return out;
     for (const auto& t : doc["topics"].GetArray()) {
       for (const auto& c : t["channels"].GetArray()) {
         if (std::string(c["channel_name"].GetString()) != channel) continue;
