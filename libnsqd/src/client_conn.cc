@@ -4,6 +4,7 @@
 #include <boost/asio/detached.hpp>
 #include <boost/asio/post.hpp>
 #include <boost/asio/read.hpp>
+#include <boost/asio/ssl/error.hpp>
 #include <boost/asio/redirect_error.hpp>
 #include <boost/asio/use_awaitable.hpp>
 #include <boost/asio/write.hpp>
@@ -11,9 +12,12 @@
 
 #include <algorithm>
 #include <cstring>
+#include <random>
 
 #include "broker.h"
 #include "conn_registry.h"
+#include "conn_stream.h"
+#include "stats_json.h"
 #include "nsq/endian.h"
 #include "nsq/flags/go_strconv.h"
 #include "nsq/frame.h"
@@ -35,6 +39,7 @@ constexpr std::size_t kMaxLine = 16 * 1024;  // NSQ's bufio reader size
 constexpr std::size_t kReadChunk = 64 * 1024;
 constexpr std::size_t kMaxPumpBatch = 256;
 constexpr std::string_view kMagicV2 = "  V2";
+constexpr std::chrono::seconds kTlsHandshakeTimeout{5};
 
 std::string endpoint_text(const asio::ip::tcp::socket& s) {
   boost::system::error_code ec;
@@ -47,12 +52,16 @@ std::chrono::milliseconds ms(std::int64_t v) { return std::chrono::milliseconds(
 
 }  // namespace
 
-ClientConn::ClientConn(asio::ip::tcp::socket socket, Broker& broker, ConnRegistry& registry)
+ClientConn::ClientConn(asio::ip::tcp::socket socket, Broker& broker, ConnRegistry& registry,
+                       ConnSecurity security)
     : socket_(std::move(socket)),
+      stream_(std::make_unique<ConnStream>(socket_)),
+      security_(std::move(security)),
       broker_(broker),
       registry_(registry),
       id_(broker.next_client_id()),
       remote_(endpoint_text(socket_)),
+      write_done_(socket_.get_executor(), Clock::time_point::max()),
       write_signal_(socket_.get_executor(), Clock::time_point::max()),
       watchdog_timer_(socket_.get_executor()),
       connect_ts_(std::chrono::duration_cast<std::chrono::seconds>(
@@ -126,10 +135,18 @@ awaitable<bool> ClientConn::fill(std::size_t n) {
     std::size_t want = std::max(n - (in_end_ - in_start_), kReadChunk);
     if (in_.size() < in_end_ + want) in_.resize(in_end_ + want);
     boost::system::error_code ec;
-    std::size_t got = co_await socket_.async_read_some(
-        asio::buffer(in_.data() + in_end_, in_.size() - in_end_),
-        asio::redirect_error(use_awaitable, ec));
-    if (ec) co_return false;
+    std::size_t got = co_await stream_->read_some(
+        asio::buffer(in_.data() + in_end_, in_.size() - in_end_), ec);
+    if (ec) {
+      // A broken compressed or TLS stream is the client's fault: say so.
+      if (std::error_code codec = stream_->codec_error()) {
+        broker_.log().error("client({}) - failed to read command - {}", remote_, codec.message());
+      } else if (ec.category() == asio::error::get_ssl_category() ||
+                 ec == asio::ssl::error::stream_truncated) {
+        broker_.log().error("client({}) - failed to read command - {}", remote_, ec.message());
+      }
+      co_return false;
+    }
     in_end_ += got;
     if (settings_.heartbeat_interval_ms > 0) {
       read_deadline_ = Clock::now() + 2 * ms(settings_.heartbeat_interval_ms);
@@ -214,8 +231,8 @@ bool ClientConn::fatal(std::string_view code, std::string text) {
 
 awaitable<void> ClientConn::write_loop() {
   for (;;) {
-    if (out_.empty()) {
-      if (closing_) break;
+    if (out_.empty() || write_paused_) {
+      if (closing_ && out_.empty() && !write_paused_) break;
       boost::system::error_code ec;
       write_signal_.expires_at(Clock::time_point::max());
       co_await write_signal_.async_wait(asio::redirect_error(use_awaitable, ec));
@@ -226,10 +243,10 @@ awaitable<void> ClientConn::write_loop() {
     write_in_flight_ = true;
     write_started_ = Clock::now();
     boost::system::error_code ec;
-    co_await asio::async_write(socket_, asio::buffer(writing_),
-                               asio::redirect_error(use_awaitable, ec));
+    co_await stream_->write(writing_, ec);
     write_in_flight_ = false;
     writing_.clear();
+    if (write_paused_) write_done_.cancel();
     if (ec) {
       closing_ = true;
       break;
@@ -317,6 +334,13 @@ stats::Client ClientConn::stats() const {
     c.deflate = settings_.deflate;
     c.snappy = settings_.snappy;
     c.tls = settings_.tls_v1;
+    c.tls_version = tls_version_;
+    c.tls_cipher_suite = tls_cipher_;
+    if (auth_ && !auth_->authorizations.empty()) {
+      c.authed = true;
+      c.auth_identity = auth_->identity;
+      c.auth_identity_url = auth_->identity_url;
+    }
     for (const auto& [topic, count] : pub_counts_) c.pub_counts.push_back({topic, count});
   }
   c.remote_address = remote_;
@@ -363,6 +387,9 @@ void ClientConn::submit_spill(DiskWrites spill) {
 // Commands
 
 awaitable<bool> ClientConn::dispatch(std::string_view name, const Params& params) {
+  if (name != "IDENTIFY" && broker_.options().tls_required != TlsRequired::no && !stream_->tls()) {
+    co_return fatal("E_INVALID", "cannot " + std::string(name) + " in current state (TLS required)");
+  }
   if (name == "FIN") co_return cmd_fin(params);
   if (name == "RDY") co_return cmd_rdy(params);
   if (name == "REQ") co_return cmd_req(params);
@@ -371,7 +398,7 @@ awaitable<bool> ClientConn::dispatch(std::string_view name, const Params& params
   if (name == "DPUB") co_return co_await cmd_dpub(params);
   if (name == "NOP") co_return true;
   if (name == "TOUCH") co_return cmd_touch(params);
-  if (name == "SUB") co_return cmd_sub(params);
+  if (name == "SUB") co_return co_await cmd_sub(params);
   if (name == "CLS") co_return cmd_cls(params);
   if (name == "IDENTIFY") co_return co_await cmd_identify(params);
   if (name == "AUTH") co_return co_await cmd_auth(params);
@@ -413,8 +440,8 @@ awaitable<bool> ClientConn::cmd_identify(const Params&) {
   limits.max_rdy_count = o.max_rdy_count;
   limits.deflate_enabled = o.deflate;
   limits.snappy_enabled = o.snappy;
-  limits.tls_available = false;
-  limits.auth_required = false;
+  limits.tls_available = security_.tls != nullptr;
+  limits.auth_required = !o.auth_http_addresses.empty();
 
   auto negotiated = negotiate_identify_json(body, limits);
   if (!negotiated) co_return send_error(negotiated.error());
@@ -422,25 +449,101 @@ awaitable<bool> ClientConn::cmd_identify(const Params&) {
     std::lock_guard lock(stats_mu_);
     settings_ = std::move(*negotiated);
   }
-  // Validation above is Go's, both-compressions error included; the
-  // upgrades themselves come with their issue, so the answer is "off".
-  {
-    std::lock_guard lock(stats_mu_);
-    settings_.deflate = false;
-    settings_.snappy = false;
-    settings_.tls_v1 = false;
-  }
   auto now = Clock::now();
   if (settings_.heartbeat_interval_ms > 0) {
     read_deadline_ = now + 2 * ms(settings_.heartbeat_interval_ms);
     next_heartbeat_ = now + ms(settings_.heartbeat_interval_ms);
     watchdog_timer_.cancel();  // re-plan with the new interval
   }
-  if (settings_.feature_negotiation) {
-    send_response(identify_response_json(settings_, limits));
-  } else {
+  if (!settings_.feature_negotiation) {
     send_response("OK");
+    co_return true;
   }
+  std::string response = identify_response_json(settings_, limits);
+  if (!settings_.tls_v1 && !settings_.snappy && !settings_.deflate) {
+    send_response(response);
+    co_return true;
+  }
+  co_return co_await upgrade(std::move(response));
+}
+
+awaitable<bool> ClientConn::write_now(std::string_view bytes) {
+  boost::system::error_code ec;
+  co_await stream_->write(bytes, ec);
+  if (ec) {
+    broker_.log().error("[{}] IDENTIFY failed {}", remote_, ec.message());
+    closing_ = true;
+    co_return false;
+  }
+  co_return true;
+}
+
+// Each layer starts right after the previous OK went out through the layers
+// below it (tcp-protocol.md: the JSON in plain text, then TLS and its OK, then
+// snappy or deflate and its OK). Bytes already read past IDENTIFY belong to
+// the new layer (a client that did not wait), so they are handed to it.
+awaitable<bool> ClientConn::upgrade(std::string identify_response) {
+  write_paused_ = true;
+  while (write_in_flight_) {
+    boost::system::error_code ignored;
+    write_done_.expires_at(Clock::time_point::max());
+    co_await write_done_.async_wait(asio::redirect_error(use_awaitable, ignored));
+  }
+  auto resume_writes = [this] {
+    write_paused_ = false;
+    write_signal_.cancel();
+  };
+  std::string frame = std::move(out_);  // heartbeats queued before, then the JSON
+  out_.clear();
+  append_frame(frame, FrameType::response, identify_response);
+  if (!co_await write_now(frame)) {
+    resume_writes();
+    co_return false;
+  }
+  std::string ok;
+  append_frame(ok, FrameType::response, "OK");
+  if (settings_.tls_v1) {
+    std::string early(buffered());
+    consume(early.size());
+    boost::system::error_code ec;
+    co_await stream_->start_tls(*security_.tls, early,
+                                std::chrono::duration_cast<std::chrono::milliseconds>(
+                                    kTlsHandshakeTimeout),
+                                ec);
+    if (ec) {
+      broker_.log().error("client({}) - IDENTIFY failed TLS handshake - {}", remote_, ec.message());
+      closing_ = true;
+      resume_writes();
+      co_return false;
+    }
+    {
+      std::lock_guard lock(stats_mu_);
+      tls_version_ = stream_->tls_version();
+      tls_cipher_ = stream_->tls_cipher_suite();
+    }
+    if (!co_await write_now(ok)) {
+      resume_writes();
+      co_return false;
+    }
+  }
+  if (settings_.snappy || settings_.deflate) {
+    std::string early(buffered());
+    consume(early.size());
+    std::error_code ec = settings_.snappy ? stream_->start_snappy(early)
+                                          : stream_->start_deflate(
+                                                static_cast<int>(settings_.deflate_level), early);
+    if (ec) {
+      broker_.log().error("client({}) - failed to read command - {}", remote_, ec.message());
+      closing_ = true;
+      resume_writes();
+      co_return false;
+    }
+    if (!co_await write_now(ok)) {
+      resume_writes();
+      co_return false;
+    }
+  }
+  resume_writes();
   co_return true;
 }
 
@@ -458,8 +561,91 @@ awaitable<bool> ClientConn::cmd_auth(const Params& params) {
   if (!co_await fill(static_cast<std::size_t>(*size))) {
     co_return fatal("E_BAD_BODY", "AUTH failed to read body");
   }
+  std::string secret(buffered().substr(0, static_cast<std::size_t>(*size)));
   consume(static_cast<std::size_t>(*size));
-  co_return fatal("E_AUTH_DISABLED", "AUTH disabled");
+  if (auth_ && !auth_->authorizations.empty()) co_return fatal("E_INVALID", "AUTH already set");
+  if (o.auth_http_addresses.empty()) co_return fatal("E_AUTH_DISABLED", "AUTH disabled");
+  auth_secret_ = std::move(secret);
+  auto state = co_await query_auth();
+  if (!state) {
+    // The reason stays in the log: it is not the untrusted client's business.
+    broker_.log().warn("PROTOCOL(V2): [{}] AUTH failed {}", remote_, state.error());
+    co_return fatal("E_AUTH_FAILED", "AUTH failed");
+  }
+  {
+    std::lock_guard lock(stats_mu_);
+    auth_ = std::move(*state);
+  }
+  if (auth_->authorizations.empty()) {
+    co_return fatal("E_UNAUTHORIZED", "AUTH no authorizations found");
+  }
+  std::string reply = "{\"identity\":";
+  json::append_string(reply, auth_->identity);
+  reply += ",\"identity_url\":";
+  json::append_string(reply, auth_->identity_url);
+  reply += ",\"permission_count\":" + std::to_string(auth_->authorizations.size()) + "}";
+  send_response(reply);
+  co_return true;
+}
+
+awaitable<tl::expected<auth::State, std::string>> ClientConn::query_auth() {
+  struct Wait {
+    explicit Wait(asio::any_io_executor ex) : timer(ex, Clock::time_point::max()) {}
+    asio::steady_timer timer;
+    bool done = false;
+    tl::expected<auth::State, std::string> result = tl::unexpected(std::string());
+  };
+  const Options& o = broker_.options();
+  auto wait = std::make_shared<Wait>(socket_.get_executor());
+  std::string query = auth::query_string(auth_secret_, remote_.substr(0, remote_.rfind(':')),
+                                         stream_->tls(), stream_->tls_common_name());
+  auth::QueryOptions qo;
+  qo.connect_timeout = std::chrono::duration_cast<std::chrono::milliseconds>(o.http_client_connect_timeout);
+  qo.request_timeout = std::chrono::duration_cast<std::chrono::milliseconds>(o.http_client_request_timeout);
+  qo.max_body = static_cast<std::size_t>(o.max_body_size);
+  std::size_t start = std::random_device{}() % o.auth_http_addresses.size();
+  auto executor = socket_.get_executor();
+  spdlog::logger* log = &broker_.log();  // the Broker outlives the auth pool
+  std::vector<std::string> addresses = o.auth_http_addresses;
+  security_.auth_pool->submit([wait, executor, addresses = std::move(addresses), start,
+                              query = std::move(query), qo, log] {
+    std::vector<std::string> failures;
+    auto result = auth::query_any(addresses, start, query, qo, failures);
+    for (const std::string& f : failures) log->error("{}", f);
+    asio::post(executor, [wait, result = std::move(result)]() mutable {
+      wait->result = std::move(result);
+      wait->done = true;
+      wait->timer.cancel();
+    });
+  });
+  while (!wait->done) {
+    boost::system::error_code ignored;
+    co_await wait->timer.async_wait(asio::redirect_error(use_awaitable, ignored));
+  }
+  co_return std::move(wait->result);
+}
+
+// Go's CheckAuth: authorised at all, re-queried when expired, then allowed.
+awaitable<bool> ClientConn::check_auth(std::string_view cmd, const std::string& topic,
+                                       const std::string& channel) {
+  if (broker_.options().auth_http_addresses.empty()) co_return true;
+  if (!auth_ || auth_->authorizations.empty()) {
+    co_return fatal("E_AUTH_FIRST", "AUTH required before " + std::string(cmd));
+  }
+  if (auth_->expired(Clock::now())) {
+    auto state = co_await query_auth();
+    if (!state) {
+      broker_.log().warn("PROTOCOL(V2): [{}] AUTH failed {}", remote_, state.error());
+      co_return fatal("E_AUTH_FAILED", "AUTH failed");
+    }
+    std::lock_guard lock(stats_mu_);
+    auth_ = std::move(*state);
+  }
+  if (!auth_->allows(topic, channel)) {
+    co_return fatal("E_UNAUTHORIZED", "AUTH failed for " + std::string(cmd) + " on " +
+                                          flags::go_quote(topic) + " " + flags::go_quote(channel));
+  }
+  co_return true;
 }
 
 // Reads one message body after its size field, with PUB/DPUB's checks.
@@ -484,8 +670,9 @@ awaitable<bool> ClientConn::cmd_pub(const Params& params) {
   }
   // (Locals rather than temporaries in the co_await: GCC 12 miscompiles a
   // braced list there.)
-  std::vector<std::string_view> bodies(1, buffered().substr(0, static_cast<std::size_t>(*size)));
   std::string_view cmd = "PUB";
+  if (!co_await check_auth(cmd, topic, std::string())) co_return false;
+  std::vector<std::string_view> bodies(1, buffered().substr(0, static_cast<std::size_t>(*size)));
   bool ok = co_await publish(cmd, topic, std::move(bodies), std::chrono::milliseconds(0));
   consume(static_cast<std::size_t>(*size));
   co_return ok;
@@ -519,8 +706,9 @@ awaitable<bool> ClientConn::cmd_dpub(const Params& params) {
   if (!co_await fill(static_cast<std::size_t>(*size))) {
     co_return fatal("E_BAD_MESSAGE", "DPUB failed to read message body");
   }
-  std::vector<std::string_view> bodies(1, buffered().substr(0, static_cast<std::size_t>(*size)));
   std::string_view cmd = "DPUB";
+  if (!co_await check_auth(cmd, topic, std::string())) co_return false;
+  std::vector<std::string_view> bodies(1, buffered().substr(0, static_cast<std::size_t>(*size)));
   auto delay = std::chrono::milliseconds(static_cast<std::int64_t>(*defer));
   bool ok = co_await publish(cmd, topic, std::move(bodies), delay);
   consume(static_cast<std::size_t>(*size));
@@ -535,6 +723,8 @@ awaitable<bool> ClientConn::cmd_mpub(const Params& params) {
     co_return fatal("E_BAD_TOPIC",
                     "E_BAD_TOPIC MPUB topic name " + flags::go_quote(topic) + " is not valid");
   }
+  std::string_view auth_cmd = "MPUB";
+  if (!co_await check_auth(auth_cmd, topic, std::string())) co_return false;
   // NSQ creates the topic before reading the body.
   if (!broker_.get_or_create_topic(topic)) co_return fatal("E_MPUB_FAILED", "MPUB failed exiting");
   auto size = co_await read_size();
@@ -606,20 +796,27 @@ awaitable<bool> ClientConn::publish(std::string_view cmd, const std::string& top
   co_return true;
 }
 
-bool ClientConn::cmd_sub(const Params& params) {
-  if (state_ != State::init) return fatal("E_INVALID", "cannot SUB in current state");
+awaitable<bool> ClientConn::cmd_sub(const Params& params) {
+  if (state_ != State::init) co_return fatal("E_INVALID", "cannot SUB in current state");
   if (settings_.heartbeat_interval_ms <= 0) {
-    return fatal("E_INVALID", "cannot SUB with heartbeats disabled");
+    co_return fatal("E_INVALID", "cannot SUB with heartbeats disabled");
   }
-  if (params.size() < 2) return fatal("E_INVALID", "SUB insufficient number of parameters");
+  if (params.size() < 2) co_return fatal("E_INVALID", "SUB insufficient number of parameters");
   std::string topic_name(params[0]), channel_name(params[1]);
   if (!is_valid_topic_name(topic_name)) {
-    return fatal("E_BAD_TOPIC", "SUB topic name " + flags::go_quote(topic_name) + " is not valid");
+    co_return fatal("E_BAD_TOPIC",
+                    "SUB topic name " + flags::go_quote(topic_name) + " is not valid");
   }
   if (!is_valid_channel_name(channel_name)) {
-    return fatal("E_BAD_CHANNEL",
-                 "SUB channel name " + flags::go_quote(channel_name) + " is not valid");
+    co_return fatal("E_BAD_CHANNEL",
+                    "SUB channel name " + flags::go_quote(channel_name) + " is not valid");
   }
+  std::string_view cmd = "SUB";
+  if (!co_await check_auth(cmd, topic_name, channel_name)) co_return false;
+  co_return subscribe(topic_name, channel_name);
+}
+
+bool ClientConn::subscribe(const std::string& topic_name, const std::string& channel_name) {
   // An ephemeral topic or channel may be going away right now: try twice.
   for (int attempt = 0; attempt < 2; ++attempt) {
     auto topic = broker_.get_or_create_topic(topic_name);

@@ -11,20 +11,37 @@
 #include <cstdint>
 #include <map>
 #include <mutex>
+#include <optional>
 #include <memory>
 #include <string>
 #include <string_view>
 #include <vector>
 
+#include "auth.h"
 #include "topic.h"
 #include "message.h"
 #include "nsq/identify.h"
 #include "nsq/protocol_error.h"
 
+namespace boost::asio::ssl {
+class context;
+}
+
 namespace nsq::nsqd {
 
 class Broker;
 class ConnRegistry;
+class ConnStream;
+class WorkerPool;
+
+// What a connection needs for TLS and AUTH, shared by all connections and
+// owned by the Server (which outlives them).
+struct ConnSecurity {
+  // The server's TLS context; null when no certificate is configured.
+  std::shared_ptr<boost::asio::ssl::context> tls;
+  // Threads for the blocking auth server queries; null when AUTH is off.
+  WorkerPool* auth_pool = nullptr;
+};
 
 // One TCP client speaking protocol V2. Lives on one io_context thread for its
 // whole life: every member below is touched only from that thread, except
@@ -36,7 +53,8 @@ class ConnRegistry;
 // two heartbeat intervals, write deadline of one, and the heartbeats).
 class ClientConn : public Subscriber, public std::enable_shared_from_this<ClientConn> {
  public:
-  ClientConn(boost::asio::ip::tcp::socket socket, Broker& broker, ConnRegistry& registry);
+  ClientConn(boost::asio::ip::tcp::socket socket, Broker& broker, ConnRegistry& registry,
+             ConnSecurity security);
   ~ClientConn() override;
 
   void start();
@@ -68,6 +86,17 @@ class ClientConn : public Subscriber, public std::enable_shared_from_this<Client
   // Commands: return false to close the connection.
   boost::asio::awaitable<bool> dispatch(std::string_view name, const Params& params);
   boost::asio::awaitable<bool> cmd_identify(const Params& params);
+  // The TLS / snappy / deflate upgrades after the IDENTIFY response, with
+  // their OK frames, in the spec's order; false when one failed.
+  boost::asio::awaitable<bool> upgrade(std::string identify_response);
+  // Writes `bytes` now, while the write loop is paused for an upgrade.
+  boost::asio::awaitable<bool> write_now(std::string_view bytes);
+  // AUTH enforcement for PUB/MPUB/DPUB (channel "") and SUB; sends the fatal
+  // error and returns false when denied. May query the auth server.
+  boost::asio::awaitable<bool> check_auth(std::string_view cmd, const std::string& topic,
+                                          const std::string& channel);
+  // Runs the auth query on a worker thread and resumes here with its result.
+  boost::asio::awaitable<tl::expected<auth::State, std::string>> query_auth();
   boost::asio::awaitable<bool> cmd_auth(const Params& params);
   boost::asio::awaitable<bool> cmd_pub(const Params& params);
   boost::asio::awaitable<bool> cmd_mpub(const Params& params);
@@ -75,7 +104,8 @@ class ClientConn : public Subscriber, public std::enable_shared_from_this<Client
   boost::asio::awaitable<bool> publish(std::string_view cmd, const std::string& topic_name,
                                        std::vector<std::string_view> bodies,
                                        std::chrono::milliseconds defer);
-  bool cmd_sub(const Params& params);
+  boost::asio::awaitable<bool> cmd_sub(const Params& params);
+  bool subscribe(const std::string& topic_name, const std::string& channel_name);
   bool cmd_rdy(const Params& params);
   bool cmd_fin(const Params& params);
   bool cmd_req(const Params& params);
@@ -94,6 +124,8 @@ class ClientConn : public Subscriber, public std::enable_shared_from_this<Client
   void leave_channel();
 
   boost::asio::ip::tcp::socket socket_;
+  std::unique_ptr<ConnStream> stream_;  // over socket_: TLS, compression
+  const ConnSecurity security_;
   Broker& broker_;
   ConnRegistry& registry_;
   const ClientId id_;
@@ -105,6 +137,8 @@ class ClientConn : public Subscriber, public std::enable_shared_from_this<Client
   std::string out_;               // queued for the next write
   std::string writing_;           // in the write in flight
   bool write_in_flight_ = false;
+  bool write_paused_ = false;     // an upgrade is writing and switching layers
+  boost::asio::steady_timer write_done_;  // signals the end of a write while paused
   bool closing_ = false;          // no more commands; flush and close
   bool closed_ = false;
   bool pump_after_write_ = false;
@@ -133,6 +167,12 @@ class ClientConn : public Subscriber, public std::enable_shared_from_this<Client
   std::atomic<std::uint64_t> finish_count_{0};
   std::atomic<std::uint64_t> requeue_count_{0};
   std::atomic<bool> is_producer_{false};
+
+  // AUTH: the secret (kept to re-query on expiry) and the grant; read by
+  // stats() under stats_mu_.
+  std::string auth_secret_;
+  std::optional<auth::State> auth_;
+  std::string tls_version_, tls_cipher_;  // guarded by stats_mu_
 };
 
 }  // namespace nsq::nsqd

@@ -26,6 +26,8 @@
 #include "conn_registry.h"
 #include "http_api.h"
 #include "statsd.h"
+#include "tls_context.h"
+#include "worker_pool.h"
 #include "lookup_client.h"
 #include "nsq/http/server.h"
 #include "nsqd/options.h"
@@ -132,6 +134,16 @@ class Server::Impl {
     }
     if (broker_.load_metadata()) return "failed to load metadata";
 
+    auto tls = make_tls_context(o);
+    if (!tls) return "failed to build TLS config - " + tls.error();
+    security_.tls = std::move(*tls);
+    if (!o.auth_http_addresses.empty()) {
+      // Auth queries block for up to the HTTP client timeouts: own threads,
+      // so neither the I/O threads nor disk writes wait for them.
+      auth_pool_ = std::make_unique<WorkerPool>(2);
+      security_.auth_pool = auth_pool_.get();
+    }
+
     auto endpoint = parse_endpoint(o.tcp_address);
     if (!endpoint) return "failed to listen on " + o.tcp_address + " - not a host:port address";
     boost::system::error_code ec;
@@ -150,9 +162,15 @@ class Server::Impl {
       http::ServerOptions http_options;
       http_options.max_body_size =
           static_cast<std::size_t>(std::max(o.max_body_size, o.max_msg_size));
+      // --tls-required=true: the plain listener only points to the HTTPS one.
+      const bool refuse_plain = o.tls_required == TlsRequired::yes;
       http_ = std::make_unique<http::Server>(
           http_options,
-          [this](http::Request req, http::ReplyFn reply) {
+          [this, refuse_plain](http::Request req, http::ReplyFn reply) {
+            if (refuse_plain) {
+              reply(tls_required_response());
+              return;
+            }
             api_.handle(std::move(req), std::move(reply));
           },
           [log = log_](std::string_view line) { log->error("HTTP: {}", line); });
@@ -160,6 +178,23 @@ class Server::Impl {
         return "listen (" + o.http_address + ") failed - " + err;
       }
       log_->info("HTTP: listening on {}", http_->bound_address());
+    }
+
+    if (security_.tls && !o.https_address.empty()) {
+      http::ServerOptions https_options;
+      https_options.max_body_size =
+          static_cast<std::size_t>(std::max(o.max_body_size, o.max_msg_size));
+      https_options.tls = security_.tls;
+      https_ = std::make_unique<http::Server>(
+          https_options,
+          [this](http::Request req, http::ReplyFn reply) {
+            api_.handle(std::move(req), std::move(reply));
+          },
+          [log = log_](std::string_view line) { log->error("HTTPS: {}", line); });
+      if (std::string err = https_->listen(o.https_address); !err.empty()) {
+        return "listen (" + o.https_address + ") failed - " + err;
+      }
+      log_->info("HTTPS: listening on {}", https_->bound_address());
     }
 
     if (!o.statsd_address.empty()) {
@@ -213,6 +248,7 @@ class Server::Impl {
     asio::co_spawn(io_.first(), accept_loop(), asio::detached);
     io_.start();
     if (http_) http_->start();
+    if (https_) https_->start();
     if (statsd_) statsd_->start();
     lookup_->start();
     return {};
@@ -233,6 +269,7 @@ class Server::Impl {
     closed.get_future().wait();
     log_->info("TCP: closing {}", "listener");
     if (http_) http_->stop();
+    if (https_) https_->stop();
     if (statsd_) statsd_->stop();
     if (lookup_) lookup_->stop();
     registry_.close_all();
@@ -252,6 +289,17 @@ class Server::Impl {
   std::uint16_t tcp_port() const { return tcp_port_; }
 
  private:
+  // Go's answer on the plain HTTP listener when TLS is required.
+  http::Response tls_required_response() const {
+    http::Response r;
+    r.status = 403;
+    r.content_type = "application/json; charset=utf-8";
+    r.headers.emplace_back("X-NSQ-Content-Type", "nsq; version=1.0");
+    r.body = "{\"message\": \"TLS_REQUIRED\", \"https_port\": " +
+             std::to_string(https_ ? https_->port() : 0) + "}";
+    return r;
+  }
+
   asio::awaitable<void> accept_loop() {
     for (;;) {
       boost::system::error_code ec;
@@ -262,7 +310,7 @@ class Server::Impl {
         log_->error("TCP: accept error - {}", ec.message());
         continue;
       }
-      std::make_shared<ClientConn>(std::move(socket), broker_, registry_)->start();
+      std::make_shared<ClientConn>(std::move(socket), broker_, registry_, security_)->start();
     }
   }
 
@@ -274,8 +322,13 @@ class Server::Impl {
   std::uint16_t tcp_port_ = 0;
   HttpApi api_;
   std::unique_ptr<http::Server> http_;
+  std::unique_ptr<http::Server> https_;
   std::unique_ptr<StatsdSender> statsd_;
   std::unique_ptr<LookupClient> lookup_;
+  ConnSecurity security_;
+  // After io_: destroyed (its queued queries finished) while the I/O
+  // contexts they post their results to still exist.
+  std::unique_ptr<WorkerPool> auth_pool_;
   int lock_fd_ = -1;
   std::mutex mu_;
   std::condition_variable cv_;

@@ -19,6 +19,8 @@
 #include <boost/asio/ip/tcp.hpp>
 #include <boost/asio/post.hpp>
 #include <boost/asio/redirect_error.hpp>
+#include <boost/asio/ssl/context.hpp>
+#include <boost/asio/ssl/stream.hpp>
 #include <boost/asio/steady_timer.hpp>
 #include <boost/asio/use_awaitable.hpp>
 #include <boost/asio/write.hpp>
@@ -124,6 +126,9 @@ class Session : public std::enable_shared_from_this<Session> {
 
   // Each coroutine owns the session through its `self` parameter.
   void start() {
+    if (shared_.options.tls) {
+      tls_ = std::make_unique<asio::ssl::stream<tcp::socket&>>(socket_, *shared_.options.tls);
+    }
     asio::co_spawn(ctx_, run(shared_from_this()), asio::detached);
     asio::co_spawn(ctx_, watchdog(shared_from_this()), asio::detached);
   }
@@ -164,6 +169,16 @@ class Session : public std::enable_shared_from_this<Session> {
   asio::awaitable<bool> write_response(const Response& response, int version, bool closing,
                                        bool head);
   asio::awaitable<void> lingering_close();
+  // The connection's bytes, through TLS on an HTTPS listener.
+  asio::awaitable<std::size_t> read_some(error_code& ec);
+  template <class Buffers>
+  asio::awaitable<void> write_all(const Buffers& buffers, error_code& ec) {
+    if (tls_) {
+      co_await asio::async_write(*tls_, buffers, asio::redirect_error(asio::use_awaitable, ec));
+    } else {
+      co_await asio::async_write(socket_, buffers, asio::redirect_error(asio::use_awaitable, ec));
+    }
+  }
 
   void arm(std::chrono::milliseconds timeout) { deadline_.expires_after(timeout); }
   void disarm() { deadline_.expires_at(Clock::time_point::max()); }
@@ -171,6 +186,7 @@ class Session : public std::enable_shared_from_this<Session> {
   Shared& shared_;
   asio::io_context& ctx_;
   tcp::socket socket_;
+  std::unique_ptr<asio::ssl::stream<tcp::socket&>> tls_;  // over socket_ on HTTPS
   asio::steady_timer deadline_;     // the watchdog closes the socket when it expires
   asio::steady_timer reply_timer_;  // wakes call_handler when the reply arrives
   std::string remote_;
@@ -236,9 +252,30 @@ asio::awaitable<void> Session::watchdog(std::shared_ptr<Session> /*self*/) {
   }
 }
 
+asio::awaitable<std::size_t> Session::read_some(error_code& ec) {
+  if (tls_) {
+    co_return co_await tls_->async_read_some(asio::buffer(chunk_),
+                                             asio::redirect_error(asio::use_awaitable, ec));
+  }
+  co_return co_await socket_.async_read_some(asio::buffer(chunk_),
+                                             asio::redirect_error(asio::use_awaitable, ec));
+}
+
 asio::awaitable<void> Session::run(std::shared_ptr<Session> /*self*/) {
   Registration registration{shared_, this};
   const ServerOptions& options = shared_.options;
+  if (tls_) {
+    // The handshake counts as the start of the first request (read deadline).
+    arm(options.read_timeout);
+    error_code ec;
+    co_await tls_->async_handshake(asio::ssl::stream_base::server,
+                                   asio::redirect_error(asio::use_awaitable, ec));
+    if (ec || closed_) {
+      if (!closed_) shared_.log("http: TLS handshake error from " + remote_ + ": " + ec.message());
+      close();
+      co_return;
+    }
+  }
   std::string pending;  // received, not yet consumed by a request
   for (;;) {
     detail::RequestParser parser(shared_.limits);
@@ -255,12 +292,10 @@ asio::awaitable<void> Session::run(std::shared_ptr<Session> /*self*/) {
       error_code ec;
       if (!continue_sent && parser.expects_continue()) {
         continue_sent = true;
-        co_await asio::async_write(socket_, asio::buffer(kContinue.data(), kContinue.size()),
-                                   asio::redirect_error(asio::use_awaitable, ec));
+        co_await write_all(asio::buffer(kContinue.data(), kContinue.size()), ec);
         if (ec || closed_) break;
       }
-      std::size_t n = co_await socket_.async_read_some(
-          asio::buffer(chunk_), asio::redirect_error(asio::use_awaitable, ec));
+      std::size_t n = co_await read_some(ec);
       if (ec || closed_) break;  // eof, reset or deadline: close without a response
       pending.append(chunk_.data(), n);
       if (!started) {
@@ -333,7 +368,7 @@ asio::awaitable<bool> Session::write_response(const Response& response, int vers
       asio::buffer(head_bytes),
       body ? asio::buffer(response.body) : asio::const_buffer()};
   error_code ec;
-  co_await asio::async_write(socket_, buffers, asio::redirect_error(asio::use_awaitable, ec));
+  co_await write_all(buffers, ec);
   co_return !ec && !closed_;
 }
 
@@ -343,8 +378,7 @@ asio::awaitable<void> Session::lingering_close() {
   arm(kLingerTime);
   std::size_t drained = 0;
   while (!ec && !closed_ && drained < kLingerBytes) {
-    drained += co_await socket_.async_read_some(asio::buffer(chunk_),
-                                                asio::redirect_error(asio::use_awaitable, ec));
+    drained += co_await read_some(ec);
   }
   close();
 }

@@ -13,6 +13,10 @@
 
 #include "nsq/http/message.h"
 
+namespace boost::asio::ssl {
+class context;
+}
+
 namespace nsq::http {
 
 // Called once per request on one of the server's I/O threads; it must not block.
@@ -43,6 +47,9 @@ struct ServerOptions {
   // The server's own threads, one io_context each; a connection stays on the
   // thread it was accepted onto. The handler runs there.
   int io_threads = 1;
+  // Set: an HTTPS listener; every connection starts with a TLS server
+  // handshake with this context (shared, not modified by the server).
+  std::shared_ptr<boost::asio::ssl::context> tls;
 };
 
 // Owns a listener, its connections and its I/O threads.
