@@ -1,0 +1,283 @@
+// nsq_to_http from our nsqd to an HTTP endpoint inside the test: GET with
+// the escaped body in place of %s, POST with the content type and custom
+// headers, a retry after a 500, --sample 0, the Go checks and exit codes.
+#include <rapidjson/document.h>
+
+#include <algorithm>
+#include <chrono>
+#include <condition_variable>
+#include <csignal>
+#include <functional>
+#include <memory>
+#include <mutex>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include <gtest/gtest.h>
+
+#include "nsq/http/server.h"
+#include "testutil/http_client.h"
+#include "testutil/nsqd_process.h"
+#include "testutil/temp_dir.h"
+#include "testutil/tool_process.h"
+
+namespace nsq::testutil {
+namespace {
+
+using namespace std::chrono_literals;
+using Clock = std::chrono::steady_clock;
+
+std::string to_http_binary() { return tool_binary_path("nsq_to_http"); }
+
+// The endpoint: records every request; answers status_for(request number,
+// from 0).
+class RecordingEndpoint {
+ public:
+  explicit RecordingEndpoint(std::function<int(std::size_t)> status_for = [](std::size_t) {
+    return 200;
+  })
+      : status_for_(std::move(status_for)),
+        server_({}, [this](http::Request request, http::ReplyFn reply) {
+          http::Response response;
+          {
+            std::lock_guard lock(mu_);
+            response.status = status_for_(requests_.size());
+            requests_.push_back(std::move(request));
+          }
+          cv_.notify_all();
+          reply(std::move(response));
+        }) {}
+
+  bool start() {
+    if (!server_.listen("127.0.0.1:0").empty()) return false;
+    server_.start();
+    return true;
+  }
+  std::string url(const std::string& path) const {
+    return "http://127.0.0.1:" + std::to_string(server_.port()) + path;
+  }
+  bool wait_requests(std::size_t n, std::chrono::milliseconds timeout) {
+    std::unique_lock lock(mu_);
+    return cv_.wait_for(lock, timeout, [&] { return requests_.size() >= n; });
+  }
+  std::vector<http::Request> requests() {
+    std::lock_guard lock(mu_);
+    return requests_;
+  }
+
+ private:
+  std::function<int(std::size_t)> status_for_;
+  std::mutex mu_;
+  std::condition_variable cv_;
+  std::vector<http::Request> requests_;  // guarded by mu_
+  http::Server server_;                   // last: stopped before the rest goes
+};
+
+struct ChannelFigures {
+  long long depth = -1;
+  long long in_flight = -1;
+  long long requeued = -1;
+};
+
+ChannelFigures channel_figures(int http_port, const std::string& topic, const std::string& channel) {
+  ChannelFigures out;
+  auto reply = http_once(http_port, "GET", "/stats?format=json&topic=" + topic);
+  if (!reply || reply->status != 200) return out;
+  rapidjson::Document doc;
+  doc.Parse(reply->body.c_str());
+  if (doc.HasParseError() || !doc.HasMember("topics") || !doc["topics"].IsArray()) return out;
+  for (const auto& t : doc["topics"].GetArray()) {
+    for (const auto& c : t["channels"].GetArray()) {
+      if (std::string(c["channel_name"].GetString()) != channel) continue;
+      out.depth = c["depth"].GetInt64();
+      out.in_flight = c["in_flight_count"].GetInt64();
+      out.requeued = c["requeue_count"].GetInt64();
+    }
+  }
+  return out;
+}
+
+class NsqToHttpTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    if (to_http_binary().empty()) GTEST_SKIP() << "nsq_to_http not built";
+    if (nsqd_binary_path().empty()) GTEST_SKIP() << "nsqd not built";
+    NsqdProcess::Options o;
+    o.data_path = dir_.path();
+    o.require_http = true;
+    ASSERT_EQ(nsqd_.start(o), "");
+  }
+
+  std::string nsqd_tcp() const { return "127.0.0.1:" + std::to_string(nsqd_.tcp_port()); }
+
+  void publish(const std::string& topic, const std::string& body) {
+    auto reply = http_once(nsqd_.http_port(), "POST", "/pub?topic=" + topic, body);
+    ASSERT_TRUE(reply);
+    ASSERT_EQ(reply->status, 200) << reply->describe();
+  }
+
+  // Polls /stats until every message of the channel is answered.
+  bool wait_drained(const std::string& topic, const std::string& channel) {
+    auto deadline = Clock::now() + 30s;
+    for (;;) {
+      auto f = channel_figures(nsqd_.http_port(), topic, channel);
+      if (f.depth == 0 && f.in_flight == 0) return true;
+      if (Clock::now() >= deadline) return false;
+      std::this_thread::sleep_for(50ms);
+    }
+  }
+
+  void stop(ToolProcess& tool) {
+    ASSERT_TRUE(tool.send_signal(SIGTERM));
+    EXPECT_EQ(tool.wait_exit_code(40s), 0) << tool.stderr_text();
+  }
+
+  TempDir dir_;
+  NsqdProcess nsqd_;
+};
+
+TEST_F(NsqToHttpTest, GetReplacesPercentSWithTheEscapedBody) {
+  RecordingEndpoint endpoint;
+  ASSERT_TRUE(endpoint.start());
+  publish("gets", "hello world&x=1/é");
+  ToolProcess tool;
+  ASSERT_EQ(tool.spawn(to_http_binary(), {"--topic=gets", "--nsqd-tcp-address=" + nsqd_tcp(),
+                                          "--get=" + endpoint.url("/ping?data=%s&v=1")}),
+            "");
+  ASSERT_TRUE(endpoint.wait_requests(1, 15s)) << tool.stderr_text();
+  EXPECT_TRUE(wait_drained("gets", "nsq_to_http"));
+  auto requests = endpoint.requests();
+  ASSERT_EQ(requests.size(), 1u);
+  EXPECT_EQ(requests[0].method, "GET");
+  EXPECT_EQ(requests[0].target, "/ping?data=hello+world%26x%3D1%2F%C3%A9&v=1");
+  EXPECT_EQ(requests[0].query_value("data").value_or(""), "hello world&x=1/é");
+  EXPECT_EQ(requests[0].header("user-agent").value_or(""), "nsq_to_http v1.3.0");
+  stop(tool);
+}
+
+TEST_F(NsqToHttpTest, PostSendsTheBodyWithContentTypeAndHeaders) {
+  RecordingEndpoint endpoint;
+  ASSERT_TRUE(endpoint.start());
+  publish("posts", "{\"a\":1}");
+  publish("posts", std::string("bin\0ary", 7));
+  ToolProcess tool;
+  ASSERT_EQ(tool.spawn(to_http_binary(),
+                       {"--topic=posts", "--channel=web", "--nsqd-tcp-address=" + nsqd_tcp(),
+                        "--post=" + endpoint.url("/in"), "--content-type=application/json",
+                        "--header=X-Token: abc ", "--header=User-Agent:custom"}),
+            "");
+  ASSERT_TRUE(endpoint.wait_requests(2, 15s)) << tool.stderr_text();
+  EXPECT_TRUE(wait_drained("posts", "web"));
+  std::vector<std::string> bodies;
+  for (const auto& r : endpoint.requests()) {
+    EXPECT_EQ(r.method, "POST");
+    EXPECT_EQ(r.target, "/in");
+    EXPECT_EQ(r.header("content-type").value_or(""), "application/json");
+    EXPECT_EQ(r.header("x-token").value_or(""), "abc");
+    // --header comes last, so it may replace the tool's own User-Agent.
+    EXPECT_EQ(r.header("user-agent").value_or(""), "custom");
+    bodies.push_back(r.body);
+  }
+  std::sort(bodies.begin(), bodies.end());
+  EXPECT_EQ(bodies, (std::vector<std::string>{std::string("bin\0ary", 7), "{\"a\":1}"}));
+  stop(tool);
+}
+
+TEST_F(NsqToHttpTest, RetriesWhenTheServerAnswers500First) {
+  RecordingEndpoint endpoint([](std::size_t n) { return n == 0 ? 500 : 200; });
+  ASSERT_TRUE(endpoint.start());
+  publish("retry", "try me");
+  ToolProcess tool;
+  // Short requeue delay and backoff so the retry comes quickly.
+  ASSERT_EQ(tool.spawn(to_http_binary(),
+                       {"--topic=retry", "--nsqd-tcp-address=" + nsqd_tcp(),
+                        "--post=" + endpoint.url("/flaky"),
+                        "--consumer-opt=default_requeue_delay,100ms",
+                        "--consumer-opt=backoff_multiplier,100ms"}),
+            "");
+  ASSERT_TRUE(endpoint.wait_requests(2, 20s)) << tool.stderr_text();
+  EXPECT_TRUE(wait_drained("retry", "nsq_to_http"));
+  auto requests = endpoint.requests();
+  ASSERT_GE(requests.size(), 2u);
+  EXPECT_EQ(requests[0].body, "try me");
+  EXPECT_EQ(requests[1].body, "try me");
+  EXPECT_EQ(channel_figures(nsqd_.http_port(), "retry", "nsq_to_http").requeued, 1);
+  stop(tool);
+  EXPECT_EQ(endpoint.requests().size(), 2u);
+}
+
+TEST_F(NsqToHttpTest, GetNeeds200) {
+  // 201 is a success for POST but not for GET: the message is retried.
+  RecordingEndpoint endpoint([](std::size_t n) { return n == 0 ? 201 : 200; });
+  ASSERT_TRUE(endpoint.start());
+  publish("get201", "x");
+  ToolProcess tool;
+  ASSERT_EQ(tool.spawn(to_http_binary(),
+                       {"--topic=get201", "--nsqd-tcp-address=" + nsqd_tcp(),
+                        "--get=" + endpoint.url("/g?m=%s"), "--consumer-opt=default_requeue_delay,50ms",
+                        "--consumer-opt=backoff_multiplier,50ms"}),
+            "");
+  ASSERT_TRUE(endpoint.wait_requests(2, 20s)) << tool.stderr_text();
+  EXPECT_TRUE(wait_drained("get201", "nsq_to_http"));
+  stop(tool);
+}
+
+TEST_F(NsqToHttpTest, SampleZeroFinishesWithoutSending) {
+  RecordingEndpoint endpoint;
+  ASSERT_TRUE(endpoint.start());
+  for (int i = 0; i < 5; ++i) publish("sampled", "m" + std::to_string(i));
+  ToolProcess tool;
+  ASSERT_EQ(tool.spawn(to_http_binary(), {"--topic=sampled", "--nsqd-tcp-address=" + nsqd_tcp(),
+                                          "--post=" + endpoint.url("/s"), "--sample=0"}),
+            "");
+  EXPECT_TRUE(wait_drained("sampled", "nsq_to_http"));
+  stop(tool);
+  EXPECT_TRUE(endpoint.requests().empty());
+}
+
+TEST(NsqToHttpFlagsTest, GoChecksAndExitCodes) {
+  if (to_http_binary().empty()) GTEST_SKIP() << "nsq_to_http not built";
+  auto version = run_tool(to_http_binary(), {"--version"});
+  EXPECT_EQ(version.exit_code, 0);
+  EXPECT_EQ(version.out, "nsq_to_http v1.3.0\n");
+
+  const std::string src = "--nsqd-tcp-address=127.0.0.1:1";
+  struct Case {
+    std::vector<std::string> args;
+    std::string message;
+  };
+  const std::vector<Case> cases = {
+      {{}, "--topic and --channel are required"},
+      {{"--topic=t", "--content-type=text/plain", src}, "--content-type only used with --post"},
+      {{"--topic=t", "--post=http://h/", "--content-type=", src},
+       "--content-type requires a value when used"},
+      {{"--topic=t"}, "--nsqd-tcp-address or --lookupd-http-address required"},
+      {{"--topic=t", src, "--lookupd-http-address=b:2"},
+       "use --nsqd-tcp-address or --lookupd-http-address not both"},
+      {{"--topic=t", src}, "--get or --post required"},
+      {{"--topic=t", src, "--get=http://h/%s", "--post=http://h/"}, "use --get or --post not both"},
+      {{"--topic=t", src, "--get=http://h/"}, "invalid GET address - must be a printf string"},
+      {{"--topic=t", src, "--get=http://h/%s%s"}, "invalid GET address - must be a printf string"},
+      {{"--topic=t", src, "--post=http://h/", "--sample=1.5"},
+       "ERROR: --sample must be between 0.0 and 1.0"},
+      {{"--topic=t", src, "--post=http://h/", "--header=nocolon"},
+       "could not parse custom headers: Invalid header: \"nocolon\""},
+  };
+  for (const auto& c : cases) {
+    auto r = run_tool(to_http_binary(), c.args);
+    EXPECT_EQ(r.exit_code, 1) << c.message;
+    EXPECT_NE(r.err.find(" " + c.message + "\n"), std::string::npos) << r.err;
+  }
+
+  auto bad = run_tool(to_http_binary(), {"--sample=lots"});
+  EXPECT_EQ(bad.exit_code, 2);
+  EXPECT_EQ(bad.err.rfind("invalid value \"lots\" for flag -sample: parse error\n", 0), 0u) << bad.err;
+  auto help = run_tool(to_http_binary(), {"--help"});
+  EXPECT_EQ(help.exit_code, 0);
+  EXPECT_NE(help.err.find("  -content-type string\n"), std::string::npos) << help.err;
+  EXPECT_NE(help.err.find("(default \"application/octet-stream\")"), std::string::npos) << help.err;
+}
+
+}  // namespace
+}  // namespace nsq::testutil
