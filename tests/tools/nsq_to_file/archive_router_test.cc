@@ -2,6 +2,7 @@
 
 #include <atomic>
 #include <condition_variable>
+#include <functional>
 #include <mutex>
 #include <thread>
 
@@ -71,8 +72,10 @@ class DiskCheckingResponder : public client::MessageResponder {
 
 class ArchiveRouterTest : public ::testing::Test {
  protected:
-  void start(ArchiveRouter::Settings settings, bool gzip = false) {
+  void start(ArchiveRouter::Settings settings, bool gzip = false,
+             std::chrono::nanoseconds rotate_interval = {}) {
     SinkSettings s;
+    s.rotate_interval = rotate_interval;
     s.work_dir = dir_.path() / "work";
     s.output_dir = dir_.path() / "out";
     s.name_template = gzip ? "t<REV>.log.gz" : "t<REV>.log";
@@ -175,6 +178,47 @@ TEST_F(ArchiveRouterTest, TerminateStopsConsumerAndFinishesEverything) {
   EXPECT_EQ(testutil::gunzip_members(testutil::read_file(dir_.path() / "out" / "t-000000.log.gz")),
             expected);
   EXPECT_TRUE(std::filesystem::is_empty(dir_.path() / "work"));
+}
+
+// Polls until pred holds (a real check each time) or the timeout passes.
+bool eventually(const std::function<bool()>& pred, std::chrono::milliseconds timeout = 5s) {
+  const auto deadline = std::chrono::steady_clock::now() + timeout;
+  while (!pred()) {
+    if (std::chrono::steady_clock::now() > deadline) return false;
+    std::this_thread::sleep_for(2ms);
+  }
+  return true;
+}
+
+std::size_t files_in(const std::filesystem::path& dir) {
+  if (!std::filesystem::exists(dir)) return 0;
+  std::size_t n = 0;
+  for (const auto& e : std::filesystem::directory_iterator(dir)) n += e.is_regular_file();
+  return n;
+}
+
+TEST_F(ArchiveRouterTest, TickOpensAFileEvenWithoutMessages) {
+  // Go opens the next file at a sync tick when none is open, unless
+  // --skip-empty-files.
+  start({100, 10ms, false});
+  ASSERT_TRUE(eventually([&] { return files_in(dir_.path() / "work") == 1; }));
+  EXPECT_EQ(testutil::read_file(dir_.path() / "work" / "t-000000.log"), "");
+}
+
+TEST_F(ArchiveRouterTest, SkipEmptyFilesClosesOnIntervalInsteadOfOpeningEmptyOnes) {
+  start({100, 5ms, true}, false, 30ms);
+  push("x");
+  ASSERT_TRUE(responder_->wait_finished(1, 5s));
+  // The interval passes on a tick: the file is closed (moved), none opened.
+  ASSERT_TRUE(eventually([&] { return files_in(dir_.path() / "out") == 1; }));
+  EXPECT_EQ(files_in(dir_.path() / "work"), 0u);
+  push("y");
+  ASSERT_TRUE(responder_->wait_finished(2, 5s));
+  finish_run();
+  EXPECT_EQ(files_in(dir_.path() / "work"), 0u);
+  ASSERT_EQ(files_in(dir_.path() / "out"), 2u);
+  EXPECT_EQ(testutil::read_file(dir_.path() / "out" / "t-000000.log"), "x\n");
+  EXPECT_EQ(testutil::read_file(dir_.path() / "out" / "t-000001.log"), "y\n");
 }
 
 TEST_F(ArchiveRouterTest, WriteFailureIsFatalError) {
