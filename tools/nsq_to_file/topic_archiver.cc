@@ -45,7 +45,7 @@ tl::expected<std::unique_ptr<TopicArchiver>, std::string> TopicArchiver::start(
   sink.rotate_interval = options.rotate_interval;
 
   const std::string context = "[" + topic + "/" + options.channel + "]";
-  std::unique_ptr<TopicArchiver> self(new TopicArchiver());
+  auto self = std::make_unique<TopicArchiver>(Key{});
   self->consumer_ = std::make_unique<client::Consumer>(topic, options.channel,
                                                        options.consumer_config, client_log);
   client::Consumer* consumer = self->consumer_.get();

@@ -32,6 +32,13 @@ class TopicArchiver {
       const std::string& topic, const Options& options, std::shared_ptr<spdlog::logger> log,
       std::shared_ptr<spdlog::logger> client_log);
 
+  // Only start() builds one (Key is private).
+  struct Key {
+   private:
+    Key() = default;
+    friend class TopicArchiver;
+  };
+  explicit TopicArchiver(Key) {}
   // terminate(), then join().
   ~TopicArchiver();
   TopicArchiver(const TopicArchiver&) = delete;
@@ -45,8 +52,6 @@ class TopicArchiver {
   void join();
 
  private:
-  TopicArchiver() = default;
-
   std::unique_ptr<ArchiveRouter> router_;
   std::unique_ptr<client::Consumer> consumer_;
   std::thread router_thread_;
