@@ -4,6 +4,7 @@
 #include <chrono>
 #include <regex>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include <gtest/gtest.h>
@@ -200,6 +201,57 @@ TEST_F(NsqStatTest, CountRowsMatchThroughLookupd) {
                      "--lookupd-http-address=127.0.0.1:" + std::to_string(lookupd.http_port())});
   EXPECT_EQ(r.exit_code, 0) << r.err;
   expect_rows_match_broker(r, 1);
+}
+
+TEST_F(NsqStatTest, FiguresAreSummedOverEveryProducer) {
+  NsqlookupdProcess lookupd;
+  ASSERT_EQ(lookupd.start({}), "");
+  const std::string lookupd_flag =
+      "--lookupd-tcp-address=127.0.0.1:" + std::to_string(lookupd.tcp_port());
+  start_nsqd({lookupd_flag});
+  TempDir second_dir;
+  NsqdProcess second;
+  NsqdProcess::Options o;
+  o.data_path = second_dir.path();
+  o.require_http = true;
+  o.extra_args = {"--broadcast-address=127.0.0.1", lookupd_flag};
+  ASSERT_EQ(second.start(o), "");
+  create_channel("t", "c");
+  publish("t", 3);
+  for (const char* path : {"/topic/create?topic=t", "/channel/create?topic=t&channel=c"}) {
+    auto r = http_once(second.http_port(), "POST", path);
+    ASSERT_TRUE(r && r->status == 200);
+  }
+  auto pub = http_once(second.http_port(), "POST", "/mpub?topic=t", "x\ny\nz\nw\n");
+  ASSERT_TRUE(pub && pub->status == 200);
+  const auto deadline = std::chrono::steady_clock::now() + 10s;
+  bool both = false;
+  while (!both && std::chrono::steady_clock::now() < deadline) {
+    auto reply = http_once(lookupd.http_port(), "GET", "/lookup?topic=t");
+    both = reply && reply->status == 200 &&
+           reply->body.find("\"http_port\":" + std::to_string(nsqd_.http_port())) !=
+               std::string::npos &&
+           reply->body.find("\"http_port\":" + std::to_string(second.http_port())) !=
+               std::string::npos;
+    if (!both) std::this_thread::sleep_for(20ms);  // polling with a deadline
+  }
+  ASSERT_TRUE(both) << lookupd.log();
+  auto r = run_tool(stat_binary(),
+                    {"--topic=t", "--channel=c", "--interval=100ms", "--count=1",
+                     "--lookupd-http-address=127.0.0.1:" + std::to_string(lookupd.http_port())});
+  EXPECT_EQ(r.exit_code, 0) << r.err;
+  auto lines = lines_of(r.out);
+  ASSERT_EQ(lines.size(), 3u) << r.out;
+  auto first = broker_channel_figures(nsqd_.http_port(), "t", "c");
+  auto other = broker_channel_figures(second.http_port(), "t", "c");
+  ASSERT_EQ(first.size(), 9u);
+  ASSERT_EQ(other.size(), 9u);
+  std::vector<long long> sum(9);
+  for (std::size_t i = 0; i < 9; ++i) sum[i] = first[i] + other[i];
+  auto numbers = row_numbers(lines[2]);
+  ASSERT_EQ(numbers.size(), 11u);
+  EXPECT_EQ(std::vector<long long>(numbers.begin() + 2, numbers.end()), sum) << lines[2];
+  EXPECT_EQ(numbers[2], 7);  // 3 + 4 queued
 }
 
 TEST_F(NsqStatTest, IngressIsTheMessageRateBetweenPolls) {
