@@ -141,8 +141,9 @@ awaitable<bool> ClientConn::fill(std::size_t n) {
       // A broken compressed or TLS stream is the client's fault: say so.
       if (std::error_code codec = stream_->codec_error()) {
         broker_.log().error("client({}) - failed to read command - {}", remote_, codec.message());
-      } else if (ec.category() == asio::error::get_ssl_category() ||
-                 ec == asio::ssl::error::stream_truncated) {
+      } else if (ec.category() == asio::error::get_ssl_category()) {
+        // (stream_truncated, a close without close_notify, is how most
+        // clients hang up: an EOF, not worth an error line.)
         broker_.log().error("client({}) - failed to read command - {}", remote_, ec.message());
       }
       co_return false;

@@ -94,6 +94,10 @@ class NsqdBench {
     wc.size = o_.size;
     wc.pipeline = mode_ == Mode::pub_latency ? 1 : o_.pipeline;
     wc.identify = o_.identify;
+    wc.features.tls_v1 = o_.tls;
+    wc.features.snappy = o_.snappy;
+    wc.features.deflate = o_.deflate;
+    wc.features.deflate_level = o_.deflate_level;
     wc.stamp = o_.latency;
     wc.rate = n_writers_ > 0 ? static_cast<double>(o_.rate) / n_writers_ : 0;
     wc.drain = o_.drain;
@@ -108,6 +112,10 @@ class NsqdBench {
     rc.latency = o_.latency;
     rc.identify.hostname = hostname();
     rc.identify.output_buffer_size = o_.output_buffer_size;
+    rc.identify.tls_v1 = o_.tls;
+    rc.identify.snappy = o_.snappy;
+    rc.identify.deflate = o_.deflate;
+    rc.identify.deflate_level = o_.deflate_level;
     rc.identify.output_buffer_timeout_ms =
         o_.output_buffer_timeout < std::chrono::nanoseconds::zero()
             ? -1

@@ -77,6 +77,12 @@ std::string identify_json(const IdentifySettings& s) {
   if (s.output_buffer_timeout_ms != 0) {
     out += ",\"output_buffer_timeout\":" + std::to_string(s.output_buffer_timeout_ms);
   }
+  if (s.tls_v1) out += ",\"tls_v1\":true";
+  if (s.snappy) out += ",\"snappy\":true";
+  if (s.deflate) {
+    out += ",\"deflate\":true";
+    if (s.deflate_level > 0) out += ",\"deflate_level\":" + std::to_string(s.deflate_level);
+  }
   out += '}';
   return out;
 }

@@ -50,6 +50,11 @@ struct IdentifySettings {
   bool feature_negotiation = true;
   int64_t output_buffer_size = 0;
   int64_t output_buffer_timeout_ms = 0;
+  // Upgrades to ask for (the server may refuse): see upgrades.h.
+  bool tls_v1 = false;
+  bool snappy = false;
+  bool deflate = false;
+  int deflate_level = 0;
 };
 
 std::string identify_json(const IdentifySettings& settings);

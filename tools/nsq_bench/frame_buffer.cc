@@ -63,4 +63,11 @@ std::optional<FrameView> FrameBuffer::next() {
   return FrameView{static_cast<FrameType>(get_i32be(p + 4)), std::string_view(p + 8, size - 4)};
 }
 
+std::string FrameBuffer::take_unparsed() {
+  std::string rest(buf_.data() + begin_, end_ - begin_);
+  begin_ = end_ = 0;
+  need_ = 0;
+  return rest;
+}
+
 }  // namespace nsq::bench

@@ -3,6 +3,7 @@
 #include <cstddef>
 #include <optional>
 #include <span>
+#include <string>
 #include <string_view>
 #include <system_error>
 #include <vector>
@@ -48,6 +49,10 @@ class FrameBuffer {
   // The next complete frame, or nullopt when more bytes are needed or the
   // stream is broken (then error() is set).
   std::optional<FrameView> next();
+
+  // Removes and returns the received bytes not yet handed out as frames:
+  // after an IDENTIFY upgrade they belong to the new (compressed) layer.
+  std::string take_unparsed();
 
   std::error_code error() const noexcept { return error_; }
   std::size_t buffered() const noexcept { return end_ - begin_; }

@@ -14,8 +14,10 @@ Expected<Socket> open_connection(std::string_view address) {
 
 Expected<std::string> request(Socket& socket, FrameBuffer& in, std::string_view req,
                               std::string_view what, std::chrono::nanoseconds timeout) {
-  if (auto w = socket.write_all(req); !w)
-    return tl::unexpected(std::string(what) + ": " + w.error());
+  if (!req.empty()) {
+    if (auto w = socket.write_all(req); !w)
+      return tl::unexpected(std::string(what) + ": " + w.error());
+  }
   const auto deadline = SteadyClock::now() + timeout;
   for (;;) {
     while (auto frame = in.next()) {

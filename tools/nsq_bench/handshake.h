@@ -16,7 +16,7 @@ inline constexpr std::chrono::seconds kHandshakeTimeout{10};
 // Connects and sends the magic.
 Expected<Socket> open_connection(std::string_view address);
 
-// Sends request, then waits for its response frame and returns its data.
+// Sends request (if any), then waits for its response frame and returns its data.
 // Heartbeats in between are answered with NOP; an error frame becomes an
 // error naming `what` ("SUB: E_BAD_TOPIC ...").
 Expected<std::string> request(Socket& socket, FrameBuffer& in, std::string_view request,

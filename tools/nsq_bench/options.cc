@@ -35,6 +35,10 @@ void register_flags(flags::FlagSet& fs, Options& o) {
   fs.add_duration("idle-exit", &o.idle_exit, "readers stop after this long without a message");
   fs.add_duration("drain", &o.drain,
                   "how long readers/writers may finish after the writers' run time");
+  fs.add_bool("tls", &o.tls, "negotiate TLS (tls_v1) on every connection");
+  fs.add_bool("snappy", &o.snappy, "negotiate snappy compression on every connection");
+  fs.add_bool("deflate", &o.deflate, "negotiate deflate compression on every connection");
+  fs.add_int("deflate-level", &o.deflate_level, "deflate level to ask for (1-9)");
 }
 
 tl::expected<Mode, std::string> validate(const Options& o) {
@@ -55,6 +59,9 @@ tl::expected<Mode, std::string> validate(const Options& o) {
   }
   if (o.runfor <= std::chrono::nanoseconds::zero())
     return tl::unexpected(std::string("--runfor must be > 0"));
+  if (o.snappy && o.deflate) return tl::unexpected(std::string("--snappy and --deflate are exclusive"));
+  if (o.deflate_level < 1 || o.deflate_level > 9)
+    return tl::unexpected(std::string("--deflate-level must be [1,9]"));
   if (mode == Mode::loopback_limit) return mode;
   if (!is_valid_topic_name(o.topic)) return tl::unexpected("invalid --topic \"" + o.topic + "\"");
   if (!is_valid_channel_name(o.channel))
@@ -117,6 +124,10 @@ std::string describe(const Options& o) {
   s += " --idle-exit=" + flags::format_go_duration(o.idle_exit);
   s += " --drain=" + flags::format_go_duration(o.drain);
   if (!o.deadline.empty()) s += " --deadline=\"" + o.deadline + "\"";
+  // Only when used, so existing reports read as before.
+  if (o.tls) s += " --tls=true";
+  if (o.snappy) s += " --snappy=true";
+  if (o.deflate) s += " --deflate=true --deflate-level=" + std::to_string(o.deflate_level);
   return s;
 }
 

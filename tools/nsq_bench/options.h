@@ -41,6 +41,11 @@ struct Options {
   // In both mode, how long readers may go on after the writers stopped, and
   // how long writers wait for their last OKs.
   std::chrono::nanoseconds drain = std::chrono::seconds(5);
+  // IDENTIFY upgrades for every connection (writers then IDENTIFY too).
+  bool tls = false;
+  bool snappy = false;
+  bool deflate = false;
+  int deflate_level = 6;
 };
 
 void register_flags(flags::FlagSet& fs, Options& options);

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 
+#include "upgrades.h"
 #include "handshake.h"
 #include "nsq/endian.h"
 #include "nsq/message.h"
@@ -43,6 +44,7 @@ Expected<Socket> Reader::connect() {
       request(*socket, in_, identify_command(identify_json(config_.identify)), "IDENTIFY");
   if (!identify) return tl::unexpected(identify.error());
   if (identify->starts_with('{')) {
+    if (auto u = apply_upgrades(*socket, in_, *identify); !u) return tl::unexpected(u.error());
     // RDY above the server's max is fatal (E_INVALID); use its max instead.
     if (auto max = json_int_field(*identify, "max_rdy_count"); max && *max > 0 && *max < rdy_) {
       rdy_clamped_to_ = *max;

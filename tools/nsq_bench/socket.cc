@@ -23,20 +23,17 @@ std::string errno_text(std::string_view what) {
 
 }  // namespace
 
-Socket& Socket::operator=(Socket&& other) noexcept {
-  if (this != &other) {
-    if (fd_ >= 0) ::close(fd_);
-    fd_ = other.fd_;
-    other.fd_ = -1;
-  }
-  return *this;
-}
-
-Socket::~Socket() {
-  if (fd_ >= 0) ::close(fd_);
-}
-
 Expected<void> Socket::write_all(std::string_view bytes) {
+  if (layers_) return write_layered(bytes);
+  return write_raw(bytes);
+}
+
+Expected<std::size_t> Socket::read_some(std::span<char> buf, std::chrono::nanoseconds timeout) {
+  if (layers_) return read_layered(buf, timeout);
+  return read_raw(buf, timeout);
+}
+
+Expected<void> Socket::write_raw(std::string_view bytes) {
   while (!bytes.empty()) {
     // MSG_NOSIGNAL: a closed peer is an error to report, not a SIGPIPE.
     const ssize_t n = ::send(fd_, bytes.data(), bytes.size(), MSG_NOSIGNAL);
@@ -49,7 +46,7 @@ Expected<void> Socket::write_all(std::string_view bytes) {
   return {};
 }
 
-Expected<std::size_t> Socket::read_some(std::span<char> buf, std::chrono::nanoseconds timeout) {
+Expected<std::size_t> Socket::read_raw(std::span<char> buf, std::chrono::nanoseconds timeout) {
   for (;;) {
     // Try first: when data is waiting (the busy case) this is the only syscall.
     const ssize_t n = ::recv(fd_, buf.data(), buf.size(), MSG_DONTWAIT);

@@ -2,6 +2,7 @@
 
 #include <chrono>
 #include <cstddef>
+#include <memory>
 #include <span>
 #include <string>
 #include <string_view>
@@ -19,14 +20,16 @@ using Expected = tl::expected<T, std::string>;
 inline constexpr std::string_view kPeerClosed = "connection closed by peer";
 
 // A blocking TCP socket (owner of the fd). Reads take a timeout so that the
-// connection threads can notice the stop flags.
+// connection threads can notice the stop flags. After IDENTIFY it may carry
+// TLS and snappy or deflate (start_tls, start_snappy, start_deflate): reads
+// and writes then go through those layers.
 //
 // @par Thread Safety: none; one thread uses it at a time.
 class Socket {
  public:
-  Socket() = default;
-  explicit Socket(int fd) noexcept : fd_(fd) {}
-  Socket(Socket&& other) noexcept : fd_(other.fd_) { other.fd_ = -1; }
+  Socket();
+  explicit Socket(int fd) noexcept;
+  Socket(Socket&& other) noexcept;
   Socket& operator=(Socket&& other) noexcept;
   Socket(const Socket&) = delete;
   Socket& operator=(const Socket&) = delete;
@@ -41,8 +44,22 @@ class Socket {
   Expected<std::size_t> read_some(std::span<char> buf, std::chrono::nanoseconds timeout);
   void shutdown_write() noexcept;
 
+  // TLS client handshake (no certificate verification: a load generator).
+  Expected<void> start_tls();
+  // Compression from now on; `already_read` is compressed input received
+  // before the switch (decoded first).
+  Expected<void> start_snappy(std::string_view already_read);
+  Expected<void> start_deflate(int level, std::string_view already_read);
+
  private:
+  struct Layers;  // TLS and codecs (socket_layers.cc)
+  Expected<std::size_t> read_raw(std::span<char> buf, std::chrono::nanoseconds timeout);
+  Expected<void> write_raw(std::string_view bytes);
+  Expected<std::size_t> read_layered(std::span<char> buf, std::chrono::nanoseconds timeout);
+  Expected<void> write_layered(std::string_view bytes);
+
   int fd_ = -1;
+  std::unique_ptr<Layers> layers_;  // null on the plain path
 };
 
 // "host:port" or "[v6]:port", with TCP_NODELAY set (requests are small and

@@ -4,6 +4,7 @@
 #include <optional>
 
 #include "commands.h"
+#include "upgrades.h"
 #include "handshake.h"
 
 namespace nsq::bench {
@@ -32,11 +33,16 @@ void Writer::run() {
 Expected<Socket> Writer::connect() {
   auto socket = open_connection(config_.address);
   if (!socket) return socket;
-  if (config_.identify) {
-    IdentifySettings settings;
-    settings.feature_negotiation = false;  // plain OK: no JSON to parse
+  const IdentifySettings& f = config_.features;
+  const bool upgrades = f.tls_v1 || f.snappy || f.deflate;
+  if (config_.identify || upgrades) {
+    IdentifySettings settings = f;
+    settings.feature_negotiation = upgrades;  // else a plain OK: no JSON to parse
     auto r = request(*socket, in_, identify_command(identify_json(settings)), "IDENTIFY");
     if (!r) return tl::unexpected(r.error());
+    if (upgrades) {
+      if (auto u = apply_upgrades(*socket, in_, *r); !u) return tl::unexpected(u.error());
+    }
   }
   return socket;
 }

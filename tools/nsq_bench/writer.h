@@ -7,6 +7,7 @@
 #include <string>
 
 #include "clock.h"
+#include "commands.h"
 #include "frame_buffer.h"
 #include "histogram.h"
 #include "run_control.h"
@@ -21,6 +22,7 @@ struct WriterConfig {
   int size = 100;
   int pipeline = 1;
   bool identify = false;
+  IdentifySettings features;  // tls_v1/snappy/deflate asked for; any forces IDENTIFY
   bool stamp = false;  // --latency: put the send time at the start of each body
   double rate = 0;     // messages/s for this connection; 0 = unpaced
   std::chrono::nanoseconds drain{std::chrono::seconds(5)};  // wait this long for the last OKs
