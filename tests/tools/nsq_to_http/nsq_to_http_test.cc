@@ -10,6 +10,7 @@
 #include <functional>
 #include <memory>
 #include <mutex>
+#include <set>
 #include <string>
 #include <thread>
 #include <vector>
@@ -234,6 +235,57 @@ TEST_F(NsqToHttpTest, SampleZeroFinishesWithoutSending) {
   EXPECT_TRUE(wait_drained("sampled", "nsq_to_http"));
   stop(tool);
   EXPECT_TRUE(endpoint.requests().empty());
+}
+
+std::multiset<std::string> bodies_of(const std::vector<http::Request>& requests) {
+  std::multiset<std::string> out;
+  for (const auto& r : requests) out.insert(r.body);
+  return out;
+}
+
+TEST_F(NsqToHttpTest, HostPoolMovesAwayFromAFailingEndpoint) {
+  RecordingEndpoint broken([](std::size_t) { return 503; });
+  RecordingEndpoint healthy;
+  ASSERT_TRUE(broken.start() && healthy.start());
+  std::multiset<std::string> expected;
+  for (int i = 0; i < 10; ++i) {
+    expected.insert("hp" + std::to_string(i));
+    publish("pool", "hp" + std::to_string(i));
+  }
+  ToolProcess tool;
+  ASSERT_EQ(tool.spawn(to_http_binary(),
+                       {"--topic=pool", "--nsqd-tcp-address=" + nsqd_tcp(),
+                        "--post=" + broken.url("/"), "--post=" + healthy.url("/"),
+                        "--consumer-opt=default_requeue_delay,50ms",
+                        "--consumer-opt=backoff_multiplier,50ms"}),
+            "");
+  ASSERT_TRUE(healthy.wait_requests(10, 30s)) << tool.stderr_text();
+  EXPECT_TRUE(wait_drained("pool", "nsq_to_http"));
+  stop(tool);
+  // Every message reached the healthy endpoint exactly once; the broken one
+  // saw each at most once (it rests after failing).
+  EXPECT_EQ(bodies_of(healthy.requests()), expected);
+  auto broken_bodies = bodies_of(broken.requests());
+  EXPECT_EQ(std::set<std::string>(broken_bodies.begin(), broken_bodies.end()).size(),
+            broken_bodies.size());
+}
+
+TEST_F(NsqToHttpTest, UnknownModeSendsToEveryAddress) {
+  RecordingEndpoint first;
+  RecordingEndpoint second;
+  ASSERT_TRUE(first.start() && second.start());
+  publish("multi", "m1");
+  publish("multi", "m2");
+  ToolProcess tool;
+  ASSERT_EQ(tool.spawn(to_http_binary(),
+                       {"--topic=multi", "--nsqd-tcp-address=" + nsqd_tcp(), "--mode=multicast",
+                        "--post=" + first.url("/"), "--post=" + second.url("/")}),
+            "");
+  ASSERT_TRUE(first.wait_requests(2, 15s) && second.wait_requests(2, 15s)) << tool.stderr_text();
+  EXPECT_TRUE(wait_drained("multi", "nsq_to_http"));
+  stop(tool);
+  EXPECT_EQ(bodies_of(first.requests()), (std::multiset<std::string>{"m1", "m2"}));
+  EXPECT_EQ(bodies_of(second.requests()), (std::multiset<std::string>{"m1", "m2"}));
 }
 
 TEST(NsqToHttpFlagsTest, GoChecksAndExitCodes) {
