@@ -197,7 +197,7 @@ TEST_F(NsqToNsqTest, RoundRobinSpreadsOverDestinations) {
   ASSERT_EQ(bridge.spawn(bridge_binary(), {"--topic=rr", "--nsqd-tcp-address=" + source_->tcp(),
                                            "--destination-nsqd-tcp-address=" + destination_->tcp(),
                                            "--destination-nsqd-tcp-address=" + third->tcp(),
-                                           "--mode=round-robin"}),
+                                           "--mode=round-robin", "--status-every=5"}),
             "");
   EXPECT_TRUE(wait_for_figures(
       source_->http(), "rr", "nsq_to_nsq",
@@ -206,6 +206,10 @@ TEST_F(NsqToNsqTest, RoundRobinSpreadsOverDestinations) {
   EXPECT_EQ(bridge.wait_exit_code(40s), 0);
   EXPECT_EQ(topic_figures(destination_->http(), "rr", "").message_count, 5);
   EXPECT_EQ(topic_figures(third->http(), "rr", "").message_count, 5);
+  // --status-every: per destination and aggregate timing lines.
+  std::string log = bridge.stderr_text();
+  EXPECT_NE(log.find(" [aggregate]: finished 5 - 99th: "), std::string::npos) << log;
+  EXPECT_NE(log.find(" [" + third->tcp() + "]: finished 5 - 99th: "), std::string::npos) << log;
 }
 
 TEST(NsqToNsqFlagsTest, GoChecksAndExitCodes) {
