@@ -1,0 +1,321 @@
+#include "connection.h"
+
+#include <boost/asio/co_spawn.hpp>
+#include <boost/asio/connect.hpp>
+#include <boost/asio/detached.hpp>
+#include <boost/asio/redirect_error.hpp>
+#include <boost/asio/use_awaitable.hpp>
+#include <boost/asio/write.hpp>
+#include <rapidjson/document.h>
+#include <rapidjson/stringbuffer.h>
+#include <rapidjson/writer.h>
+#include <spdlog/spdlog.h>
+
+#include <algorithm>
+
+#include "nsq/endian.h"
+
+namespace nsq::client {
+
+namespace asio = boost::asio;
+using asio::awaitable;
+using asio::use_awaitable;
+
+namespace {
+
+constexpr std::string_view kMagicV2 = "  V2";
+
+int64_t to_ms(Config::Duration d) {
+  return std::chrono::duration_cast<std::chrono::milliseconds>(d).count();
+}
+
+// The IDENTIFY body go-nsq sends (spec/tools.md §7).
+std::string identify_body(const Config& c) {
+  rapidjson::StringBuffer buf;
+  rapidjson::Writer<rapidjson::StringBuffer> w(buf);
+  auto str = [&](const char* key, const std::string& v) {
+    w.Key(key);
+    w.String(v.data(), static_cast<rapidjson::SizeType>(v.size()));
+  };
+  w.StartObject();
+  str("client_id", c.client_id);
+  str("hostname", c.hostname);
+  str("user_agent", c.user_agent);
+  str("short_id", c.client_id);
+  str("long_id", c.hostname);
+  w.Key("tls_v1");
+  w.Bool(c.tls_v1);
+  w.Key("deflate");
+  w.Bool(c.deflate);
+  w.Key("deflate_level");
+  w.Int(c.deflate_level);
+  w.Key("snappy");
+  w.Bool(c.snappy);
+  w.Key("feature_negotiation");
+  w.Bool(true);
+  w.Key("heartbeat_interval");
+  w.Int64(c.heartbeat_interval < Config::Duration::zero() ? -1 : to_ms(c.heartbeat_interval));
+  w.Key("sample_rate");
+  w.Int(c.sample_rate);
+  w.Key("output_buffer_size");
+  w.Int64(c.output_buffer_size);
+  w.Key("output_buffer_timeout");
+  w.Int64(c.output_buffer_timeout < Config::Duration::zero() ? -1
+                                                              : to_ms(c.output_buffer_timeout));
+  w.Key("msg_timeout");
+  w.Int64(to_ms(c.msg_timeout));
+  w.EndObject();
+  return {buf.GetString(), buf.GetSize()};
+}
+
+std::string command_with_body(std::string_view line, std::string_view body) {
+  std::string out;
+  out.reserve(line.size() + 5 + body.size());
+  out.append(line);
+  out.push_back('\n');
+  append_u32be(out, static_cast<uint32_t>(body.size()));
+  out.append(body);
+  return out;
+}
+
+// host:port split at the last colon; IPv6 literals may be bracketed.
+bool split_host_port(const std::string& address, std::string& host, std::string& port) {
+  auto colon = address.rfind(':');
+  if (colon == std::string::npos || colon + 1 == address.size()) return false;
+  host = address.substr(0, colon);
+  port = address.substr(colon + 1);
+  if (host.size() >= 2 && host.front() == '[' && host.back() == ']')
+    host = host.substr(1, host.size() - 2);
+  return true;
+}
+
+}  // namespace
+
+Connection::Connection(asio::io_context& io, std::string address, const Config& config,
+                       Delegate* delegate, spdlog::logger& log)
+    : io_(io),
+      address_(std::move(address)),
+      config_(config),
+      delegate_(delegate),
+      log_(log),
+      socket_(io),
+      write_signal_(io, Clock::time_point::max()),
+      watchdog_timer_(io) {}
+
+Connection::~Connection() = default;
+
+void Connection::start() {
+  auto self = shared_from_this();
+  asio::co_spawn(io_, [self]() { return self->run(); }, asio::detached);
+  asio::co_spawn(io_, [self]() { return self->watchdog(); }, asio::detached);
+}
+
+void Connection::send(std::string_view command) {
+  if (closed_) return;
+  outgoing_.append(command);
+  write_signal_.cancel();
+}
+
+void Connection::close() {
+  if (closed_) return;
+  closed_ = true;
+  boost::system::error_code ec;
+  socket_.shutdown(asio::ip::tcp::socket::shutdown_both, ec);
+  socket_.close(ec);
+  write_signal_.cancel();
+  watchdog_timer_.cancel();
+  if (!close_reported_) {
+    close_reported_ = true;
+    delegate_->on_closed(*this, "");
+  }
+}
+
+void Connection::close_when_flushed() {
+  if (!ready_) {
+    close();
+    return;
+  }
+  close_when_flushed_ = true;
+  write_signal_.cancel();
+}
+
+void Connection::fail(const std::string& reason) {
+  if (closed_) return;
+  log_.error("({}) {}", address_, reason);
+  closed_ = true;
+  boost::system::error_code ec;
+  socket_.close(ec);
+  write_signal_.cancel();
+  watchdog_timer_.cancel();
+  if (!close_reported_) {
+    close_reported_ = true;
+    delegate_->on_closed(*this, reason);
+  }
+}
+
+void Connection::arm_watchdog() {
+  watchdog_timer_.expires_at(std::min(read_deadline_, write_deadline_));
+}
+
+awaitable<void> Connection::watchdog() {
+  auto self = shared_from_this();
+  while (!closed_) {
+    boost::system::error_code ec;
+    arm_watchdog();
+    co_await watchdog_timer_.async_wait(asio::redirect_error(use_awaitable, ec));
+    if (closed_) break;
+    auto now = Clock::now();
+    if (now >= read_deadline_) {
+      fail(ready_ ? "IO error - read timed out" : "connect/handshake timed out");
+    } else if (now >= write_deadline_) {
+      fail("IO error - write timed out");
+    }
+  }
+}
+
+awaitable<bool> Connection::write_now(std::string_view bytes) {
+  boost::system::error_code ec;
+  write_deadline_ = Clock::now() + config_.write_timeout;
+  arm_watchdog();
+  co_await asio::async_write(socket_, asio::buffer(bytes.data(), bytes.size()),
+                             asio::redirect_error(use_awaitable, ec));
+  write_deadline_ = Clock::time_point::max();
+  if (ec) {
+    fail("IO error - " + ec.message());
+    co_return false;
+  }
+  co_return true;
+}
+
+awaitable<std::optional<Frame>> Connection::read_frame() {
+  char buf[64 * 1024];
+  for (;;) {
+    if (auto frame = decoder_.next()) co_return frame;
+    if (decoder_.error()) {
+      fail("IO error - bad frame: " + decoder_.error().message());
+      co_return std::nullopt;
+    }
+    read_deadline_ = Clock::now() + config_.read_timeout;
+    arm_watchdog();
+    boost::system::error_code ec;
+    std::size_t n =
+        co_await socket_.async_read_some(asio::buffer(buf), asio::redirect_error(use_awaitable, ec));
+    if (ec || closed_) {
+      if (!closed_) fail(ec == asio::error::eof ? "EOF" : "IO error - " + ec.message());
+      co_return std::nullopt;
+    }
+    decoder_.put(std::string_view(buf, n));
+  }
+}
+
+// Connects and negotiates; returns an error text, empty on success.
+awaitable<std::string> Connection::handshake() {
+  std::string host, port;
+  if (!split_host_port(address_, host, port)) co_return "invalid address " + address_;
+  read_deadline_ = Clock::now() + config_.dial_timeout;
+  arm_watchdog();
+  boost::system::error_code ec;
+  asio::ip::tcp::resolver resolver(io_);
+  auto endpoints =
+      co_await resolver.async_resolve(host, port, asio::redirect_error(use_awaitable, ec));
+  if (ec) co_return "dial tcp " + address_ + ": " + ec.message();
+  co_await asio::async_connect(socket_, endpoints, asio::redirect_error(use_awaitable, ec));
+  if (ec || closed_) co_return "dial tcp " + address_ + ": " + (ec ? ec.message() : "closed");
+  socket_.set_option(asio::ip::tcp::no_delay(true), ec);
+
+  if (config_.tls_v1 || config_.snappy || config_.deflate)
+    co_return "tls_v1, snappy and deflate are not supported by this client yet";
+  std::string hello(kMagicV2);
+  hello += command_with_body("IDENTIFY", identify_body(config_));
+  if (!co_await write_now(hello)) co_return std::string();
+  auto reply = co_await read_frame();
+  if (!reply) co_return std::string();
+  if (reply->type == FrameType::error) co_return "IDENTIFY failed: " + reply->data;
+  if (reply->data != "OK") {
+    rapidjson::Document doc;
+    doc.Parse(reply->data.data(), reply->data.size());
+    if (doc.HasParseError() || !doc.IsObject())
+      co_return "IDENTIFY: bad response " + reply->data;
+    if (auto it = doc.FindMember("max_rdy_count"); it != doc.MemberEnd() && it->value.IsInt64())
+      settings_.max_rdy_count = it->value.GetInt64();
+    if (auto it = doc.FindMember("msg_timeout"); it != doc.MemberEnd() && it->value.IsInt64())
+      settings_.msg_timeout_ms = it->value.GetInt64();
+    if (auto it = doc.FindMember("auth_required"); it != doc.MemberEnd() && it->value.IsBool())
+      settings_.auth_required = it->value.GetBool();
+  }
+  if (settings_.auth_required) {
+    if (config_.auth_secret.empty()) co_return "Auth Required";
+    if (!co_await write_now(command_with_body("AUTH", config_.auth_secret))) co_return std::string();
+    auto auth = co_await read_frame();
+    if (!auth) co_return std::string();
+    if (auth->type == FrameType::error) co_return "Auth Failed " + auth->data;
+    log_.info("({}) Auth accepted {}", address_, auth->data);
+  }
+  co_return std::string();
+}
+
+awaitable<void> Connection::run() {
+  auto self = shared_from_this();
+  std::string error = co_await handshake();
+  if (closed_) co_return;  // the failure was reported already
+  if (!error.empty()) {
+    fail(error);
+    co_return;
+  }
+  ready_ = true;
+  read_deadline_ = Clock::time_point::max();
+  asio::co_spawn(io_, [self]() { return self->write_loop(); }, asio::detached);
+  delegate_->on_ready(*this);
+  while (!closed_) {
+    auto frame = co_await read_frame();
+    if (!frame) break;
+    handle_frame(std::move(*frame));
+  }
+}
+
+void Connection::handle_frame(Frame frame) {
+  switch (frame.type) {
+    case FrameType::response:
+      if (frame.data == "_heartbeat_") {
+        send("NOP\n");
+        return;
+      }
+      delegate_->on_response(*this, frame.data);
+      return;
+    case FrameType::error:
+      delegate_->on_error_frame(*this, frame.data);
+      return;
+    case FrameType::message: {
+      auto decoded = decode_message(frame.data);
+      if (!decoded) {
+        fail("IO error - bad message frame");
+        return;
+      }
+      delegate_->on_message(*this, decoded->header, std::string(decoded->body));
+      return;
+    }
+  }
+  fail("IO error - unknown frame type " + std::to_string(static_cast<int32_t>(frame.type)));
+}
+
+awaitable<void> Connection::write_loop() {
+  auto self = shared_from_this();
+  while (!closed_) {
+    if (outgoing_.empty()) {
+      if (close_when_flushed_) {
+        close();
+        break;
+      }
+      boost::system::error_code ec;
+      write_signal_.expires_at(Clock::time_point::max());
+      co_await write_signal_.async_wait(asio::redirect_error(use_awaitable, ec));
+      continue;
+    }
+    writing_.swap(outgoing_);
+    outgoing_.clear();
+    if (!co_await write_now(writing_)) break;
+    writing_.clear();
+  }
+}
+
+}  // namespace nsq::client

@@ -1,0 +1,81 @@
+#include <atomic>
+#include <set>
+
+#include "client_harness.h"
+#include "nsq/client/consumer.h"
+#include "nsq/client/producer.h"
+
+namespace nsq::client::test {
+namespace {
+
+// Two nsqd registered with one nsqlookupd; a consumer that only knows the
+// lookupd finds both, and a third nsqd started later.
+TEST(ConsumerDiscovery, FindsEveryProducerThroughLookupdIncludingNewOnes) {
+  testutil::NsqlookupdProcess lookupd;
+  ASSERT_EQ(lookupd.start({}), "");
+  std::string lookupd_tcp = "--lookupd-tcp-address=127.0.0.1:" + std::to_string(lookupd.tcp_port());
+  std::string lookupd_http = "127.0.0.1:" + std::to_string(lookupd.http_port());
+  RunningNsqd a, b, late;
+  ASSERT_EQ(a.start({lookupd_tcp, "--broadcast-address=127.0.0.1"}), "");
+  ASSERT_EQ(b.start({lookupd_tcp, "--broadcast-address=127.0.0.1"}), "");
+  {
+    Producer pa(a.tcp_address(), Config());
+    Producer pb(b.tcp_address(), Config());
+    ASSERT_TRUE(pa.publish("found", "from-a"));
+    ASSERT_TRUE(pb.publish("found", "from-b"));
+  }
+  Seen seen;
+  Config config = fast_config();
+  config.max_in_flight = 10;  // with 1, three nsqd would take turns every low_rdy_idle_timeout
+  Consumer consumer("found", "ch", config);
+  consumer.set_handler([&](Message& m) -> HandlerResult {
+    seen.add(m.body(), m.attempts());
+    return {};
+  });
+  ASSERT_TRUE(consumer.connect_to_lookupd(lookupd_http));
+  EXPECT_FALSE(consumer.connect_to_lookupd("http://" + lookupd_http + "/lookup"))
+      << "the same lookupd twice";
+  ASSERT_TRUE(seen.wait_count(2));
+  auto bodies = seen.bodies();
+  EXPECT_EQ(std::set<std::string>(bodies.begin(), bodies.end()),
+            (std::set<std::string>{"from-a", "from-b"}));
+
+  ASSERT_EQ(late.start({lookupd_tcp, "--broadcast-address=127.0.0.1"}), "");
+  {
+    Producer pl(late.tcp_address(), Config());
+    ASSERT_TRUE(pl.publish("found", "from-late"));
+  }
+  ASSERT_TRUE(seen.wait_count(3));
+  EXPECT_EQ(seen.bodies().back(), "from-late");
+  EXPECT_TRUE(late.eventually([&] { return consumer.stats().connections == 3; }));
+}
+
+TEST(ConsumerDiscovery, UnreachableLookupdIsRetriedWithoutHarm) {
+  testutil::NsqlookupdProcess lookupd;
+  ASSERT_EQ(lookupd.start({}), "");
+  std::string lookupd_http = "127.0.0.1:" + std::to_string(lookupd.http_port());
+  RunningNsqd nsqd;
+  ASSERT_EQ(nsqd.start({"--lookupd-tcp-address=127.0.0.1:" + std::to_string(lookupd.tcp_port()),
+                        "--broadcast-address=127.0.0.1"}),
+            "");
+  {
+    Producer p(nsqd.tcp_address(), Config());
+    ASSERT_TRUE(p.publish("retry", "x"));
+  }
+  // A dead lookupd first (its port, closed), then the live one.
+  testutil::NsqlookupdProcess dead;
+  ASSERT_EQ(dead.start({}), "");
+  std::string dead_http = "127.0.0.1:" + std::to_string(dead.http_port());
+  ASSERT_TRUE(dead.stop());
+  Seen seen;
+  Consumer consumer("retry", "ch", fast_config());
+  consumer.set_handler([&](Message& m) -> HandlerResult {
+    seen.add(m.body(), m.attempts());
+    return {};
+  });
+  ASSERT_TRUE(consumer.connect_to_lookupds({dead_http, lookupd_http}));
+  ASSERT_TRUE(seen.wait_count(1));
+}
+
+}  // namespace
+}  // namespace nsq::client::test
