@@ -24,6 +24,13 @@ void FrameDecoder::put(std::string_view bytes) {
   buf_.append(bytes);
 }
 
+std::string FrameDecoder::take_buffered() {
+  std::string rest = buf_.substr(pos_);
+  buf_.clear();
+  pos_ = 0;
+  return rest;
+}
+
 std::optional<Frame> FrameDecoder::next() {
   if (error_ || buffered() < 4) return std::nullopt;
   const uint32_t size = get_u32be(buf_.data() + pos_);

@@ -45,6 +45,10 @@ class FrameDecoder {
   std::error_code error() const noexcept { return error_; }
   // Bytes received but not yet returned as frames.
   std::size_t buffered() const noexcept { return buf_.size() - pos_; }
+  // Removes and returns those bytes: after a frame that switches the stream
+  // to TLS or compression, what follows it was read too early and must go
+  // through the new layer first.
+  std::string take_buffered();
 
  private:
   std::size_t max_frame_size_;

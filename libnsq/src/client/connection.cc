@@ -5,6 +5,7 @@
 #include <boost/asio/detached.hpp>
 #include <boost/asio/redirect_error.hpp>
 #include <boost/asio/use_awaitable.hpp>
+#include <boost/asio/ssl.hpp>
 #include <boost/asio/write.hpp>
 #include <rapidjson/document.h>
 #include <rapidjson/stringbuffer.h>
@@ -13,6 +14,8 @@
 
 #include <algorithm>
 
+#include "nsq/codec/deflate_stream.h"
+#include "nsq/codec/snappy_stream.h"
 #include "nsq/endian.h"
 
 namespace nsq::client {
@@ -89,7 +92,48 @@ bool split_host_port(const std::string& address, std::string& host, std::string&
   return true;
 }
 
+// go-nsq caps its TLS at 1.2 whenever any TLS option is set.
+int tls_min_version(const std::string& name) {
+  if (name == "ssl3.0") return SSL3_VERSION;
+  if (name == "tls1.0") return TLS1_VERSION;
+  if (name == "tls1.1") return TLS1_1_VERSION;
+  if (name == "tls1.3") return TLS1_3_VERSION;
+  return TLS1_2_VERSION;
+}
+
+bool is_ip_literal(const std::string& host) {
+  boost::system::error_code ec;
+  asio::ip::make_address(host, ec);
+  return !ec;
+}
+
 }  // namespace
+
+struct Connection::Transport {
+  std::unique_ptr<asio::ssl::context> tls_context;
+  std::unique_ptr<asio::ssl::stream<asio::ip::tcp::socket&>> tls;
+  std::unique_ptr<codec::SnappyStreamEncoder> snappy_out;
+  std::unique_ptr<codec::SnappyStreamDecoder> snappy_in;
+  std::unique_ptr<codec::DeflateStreamEncoder> deflate_out;
+  std::unique_ptr<codec::DeflateStreamDecoder> deflate_in;
+  std::string scratch;
+
+  // Plain bytes of what was read (through the decompressor, if any).
+  std::error_code decode(std::string_view raw, std::string& plain) {
+    if (snappy_in) return snappy_in->put(raw, plain);
+    if (deflate_in) return deflate_in->put(raw, plain);
+    plain.append(raw);
+    return {};
+  }
+  // Wire bytes for plain ones.
+  std::string_view encode(std::string_view plain) {
+    if (!snappy_out && !deflate_out) return plain;
+    scratch.clear();
+    if (snappy_out) snappy_out->encode(plain, scratch);
+    if (deflate_out) deflate_out->encode(plain, scratch);
+    return scratch;
+  }
+};
 
 Connection::Connection(asio::io_context& io, std::string address, const Config& config,
                        Delegate* delegate, spdlog::logger& log)
@@ -100,7 +144,8 @@ Connection::Connection(asio::io_context& io, std::string address, const Config& 
       log_(log),
       socket_(io),
       write_signal_(io, Clock::time_point::max()),
-      watchdog_timer_(io) {}
+      watchdog_timer_(io),
+      transport_(std::make_unique<Transport>()) {}
 
 Connection::~Connection() = default;
 
@@ -177,8 +222,14 @@ awaitable<bool> Connection::write_now(std::string_view bytes) {
   boost::system::error_code ec;
   write_deadline_ = Clock::now() + config_.write_timeout;
   arm_watchdog();
-  co_await asio::async_write(socket_, asio::buffer(bytes.data(), bytes.size()),
-                             asio::redirect_error(use_awaitable, ec));
+  std::string_view wire = transport_->encode(bytes);
+  if (transport_->tls) {
+    co_await asio::async_write(*transport_->tls, asio::buffer(wire.data(), wire.size()),
+                               asio::redirect_error(use_awaitable, ec));
+  } else {
+    co_await asio::async_write(socket_, asio::buffer(wire.data(), wire.size()),
+                               asio::redirect_error(use_awaitable, ec));
+  }
   write_deadline_ = Clock::time_point::max();
   if (ec) {
     fail("IO error - " + ec.message());
@@ -198,13 +249,24 @@ awaitable<std::optional<Frame>> Connection::read_frame() {
     read_deadline_ = Clock::now() + config_.read_timeout;
     arm_watchdog();
     boost::system::error_code ec;
-    std::size_t n =
-        co_await socket_.async_read_some(asio::buffer(buf), asio::redirect_error(use_awaitable, ec));
+    std::size_t n = 0;
+    if (transport_->tls) {
+      n = co_await transport_->tls->async_read_some(asio::buffer(buf),
+                                                    asio::redirect_error(use_awaitable, ec));
+    } else {
+      n = co_await socket_.async_read_some(asio::buffer(buf), asio::redirect_error(use_awaitable, ec));
+    }
     if (ec || closed_) {
-      if (!closed_) fail(ec == asio::error::eof ? "EOF" : "IO error - " + ec.message());
+      bool eof = ec == asio::error::eof || ec == asio::ssl::error::stream_truncated;
+      if (!closed_) fail(eof ? "EOF" : "IO error - " + ec.message());
       co_return std::nullopt;
     }
-    decoder_.put(std::string_view(buf, n));
+    std::string plain;
+    if (auto bad = transport_->decode(std::string_view(buf, n), plain)) {
+      fail("IO error - " + bad.message());
+      co_return std::nullopt;
+    }
+    decoder_.put(plain);
   }
 }
 
@@ -223,14 +285,13 @@ awaitable<std::string> Connection::handshake() {
   if (ec || closed_) co_return "dial tcp " + address_ + ": " + (ec ? ec.message() : "closed");
   socket_.set_option(asio::ip::tcp::no_delay(true), ec);
 
-  if (config_.tls_v1 || config_.snappy || config_.deflate)
-    co_return "tls_v1, snappy and deflate are not supported by this client yet";
   std::string hello(kMagicV2);
   hello += command_with_body("IDENTIFY", identify_body(config_));
   if (!co_await write_now(hello)) co_return std::string();
   auto reply = co_await read_frame();
   if (!reply) co_return std::string();
   if (reply->type == FrameType::error) co_return "IDENTIFY failed: " + reply->data;
+  bool tls = false, deflate = false, snappy = false;
   if (reply->data != "OK") {
     rapidjson::Document doc;
     doc.Parse(reply->data.data(), reply->data.size());
@@ -242,7 +303,16 @@ awaitable<std::string> Connection::handshake() {
       settings_.msg_timeout_ms = it->value.GetInt64();
     if (auto it = doc.FindMember("auth_required"); it != doc.MemberEnd() && it->value.IsBool())
       settings_.auth_required = it->value.GetBool();
+    auto flag = [&](const char* name) {
+      auto it = doc.FindMember(name);
+      return it != doc.MemberEnd() && it->value.IsBool() && it->value.GetBool();
+    };
+    tls = flag("tls_v1");
+    deflate = flag("deflate");
+    snappy = flag("snappy");
   }
+  if (std::string error = co_await upgrade(tls, deflate, snappy); !error.empty() || closed_)
+    co_return error;
   if (settings_.auth_required) {
     if (config_.auth_secret.empty()) co_return "Auth Required";
     if (!co_await write_now(command_with_body("AUTH", config_.auth_secret))) co_return std::string();
@@ -250,6 +320,82 @@ awaitable<std::string> Connection::handshake() {
     if (!auth) co_return std::string();
     if (auth->type == FrameType::error) co_return "Auth Failed " + auth->data;
     log_.info("({}) Auth accepted {}", address_, auth->data);
+  }
+  co_return std::string();
+}
+
+void Connection::refeed_buffered() {
+  std::string early = decoder_.take_buffered();
+  if (early.empty()) return;
+  std::string plain;
+  if (auto bad = transport_->decode(early, plain)) {
+    fail("IO error - " + bad.message());
+    return;
+  }
+  decoder_.put(plain);
+}
+
+awaitable<std::string> Connection::expect_ok(std::string_view what) {
+  auto reply = co_await read_frame();
+  if (!reply) co_return std::string();
+  if (reply->type != FrameType::response || reply->data != "OK")
+    co_return std::string(what) + " upgrade failed: " + reply->data;
+  co_return std::string();
+}
+
+awaitable<std::string> Connection::upgrade(bool tls, bool deflate, bool snappy) {
+  if (tls) {
+    if (!config_.tls_v1) co_return "nsqd enabled tls_v1 that was not asked for";
+    if (decoder_.buffered() != 0) co_return "unexpected bytes before the TLS handshake";
+    auto& t = *transport_;
+    t.tls_context = std::make_unique<asio::ssl::context>(asio::ssl::context::tls_client);
+    SSL_CTX* ctx = t.tls_context->native_handle();
+    SSL_CTX_set_min_proto_version(ctx, tls_min_version(config_.tls_min_version));
+    SSL_CTX_set_max_proto_version(ctx, TLS1_2_VERSION);
+    boost::system::error_code ec;
+    if (!config_.tls_root_ca_file.empty()) {
+      t.tls_context->load_verify_file(config_.tls_root_ca_file, ec);
+      if (ec) co_return "tls_root_ca_file " + config_.tls_root_ca_file + ": " + ec.message();
+    } else {
+      t.tls_context->set_default_verify_paths(ec);
+    }
+    if (!config_.tls_cert.empty()) {
+      t.tls_context->use_certificate_chain_file(config_.tls_cert, ec);
+      if (ec) co_return "tls_cert " + config_.tls_cert + ": " + ec.message();
+      t.tls_context->use_private_key_file(config_.tls_key, asio::ssl::context::pem, ec);
+      if (ec) co_return "tls_key " + config_.tls_key + ": " + ec.message();
+    }
+    t.tls_context->set_verify_mode(config_.tls_insecure_skip_verify ? asio::ssl::verify_none
+                                                                    : asio::ssl::verify_peer);
+    t.tls = std::make_unique<asio::ssl::stream<asio::ip::tcp::socket&>>(socket_, *t.tls_context);
+    // The name checked against the certificate is the one we dialled, as Go does.
+    std::string host = address_.substr(0, address_.rfind(':'));
+    if (host.size() >= 2 && host.front() == '[') host = host.substr(1, host.size() - 2);
+    SSL* ssl = t.tls->native_handle();
+    if (is_ip_literal(host)) {
+      X509_VERIFY_PARAM_set1_ip_asc(SSL_get0_param(ssl), host.c_str());
+    } else {
+      SSL_set_tlsext_host_name(ssl, host.c_str());
+      SSL_set1_host(ssl, host.c_str());
+    }
+    co_await t.tls->async_handshake(asio::ssl::stream_base::client,
+                                    asio::redirect_error(use_awaitable, ec));
+    if (ec) co_return "TLS handshake failed: " + ec.message();
+    if (std::string error = co_await expect_ok("TLS"); !error.empty() || closed_) co_return error;
+  }
+  if (deflate) {
+    if (!config_.deflate) co_return "nsqd enabled deflate that was not asked for";
+    transport_->deflate_out = std::make_unique<codec::DeflateStreamEncoder>(config_.deflate_level);
+    transport_->deflate_in = std::make_unique<codec::DeflateStreamDecoder>();
+    refeed_buffered();
+    if (std::string error = co_await expect_ok("deflate"); !error.empty() || closed_) co_return error;
+  }
+  if (snappy) {
+    if (!config_.snappy) co_return "nsqd enabled snappy that was not asked for";
+    transport_->snappy_out = std::make_unique<codec::SnappyStreamEncoder>();
+    transport_->snappy_in = std::make_unique<codec::SnappyStreamDecoder>();
+    refeed_buffered();
+    if (std::string error = co_await expect_ok("snappy"); !error.empty() || closed_) co_return error;
   }
   co_return std::string();
 }

@@ -82,6 +82,11 @@ class Connection : public std::enable_shared_from_this<Connection> {
   // Reads until one frame is complete; errors close and return nullopt.
   boost::asio::awaitable<std::optional<Frame>> read_frame();
   boost::asio::awaitable<bool> write_now(std::string_view bytes);
+  // The upgrades nsqd agreed to in its IDENTIFY reply, each followed by its OK.
+  boost::asio::awaitable<std::string> upgrade(bool tls, bool deflate, bool snappy);
+  boost::asio::awaitable<std::string> expect_ok(std::string_view what);
+  // Bytes read past the last frame go through the layer just switched on.
+  void refeed_buffered();
   void fail(const std::string& reason);
   void handle_frame(Frame frame);
   void arm_watchdog();
@@ -101,6 +106,10 @@ class Connection : public std::enable_shared_from_this<Connection> {
   std::string outgoing_;
   std::string writing_;
   ServerSettings settings_;
+  // TLS stream and compression codecs once negotiated; defined in the .cc
+  // so OpenSSL's headers stay out of the consumer and producer.
+  struct Transport;
+  std::unique_ptr<Transport> transport_;
   bool ready_ = false;
   bool closed_ = false;
   bool close_reported_ = false;

@@ -153,3 +153,23 @@ TEST(FrameDecoderTest, InterleavedPutAndNextKeepsOrder) {
 
 }  // namespace
 }  // namespace nsq
+
+namespace nsq {
+namespace {
+
+TEST(FrameDecoderTest, TakeBufferedReturnsBytesAfterTheLastFrame) {
+  std::string wire;
+  append_frame(wire, FrameType::response, "OK");
+  wire += "\x01\x02rest";
+  FrameDecoder d;
+  d.put(wire);
+  auto f = d.next();
+  ASSERT_TRUE(f);
+  EXPECT_EQ(f->data, "OK");
+  EXPECT_EQ(d.take_buffered(), "\x01\x02rest");
+  EXPECT_EQ(d.buffered(), 0u);
+  EXPECT_FALSE(d.next());
+}
+
+}  // namespace
+}  // namespace nsq
