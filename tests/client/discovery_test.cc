@@ -4,6 +4,7 @@
 #include "client_harness.h"
 #include "nsq/client/consumer.h"
 #include "nsq/client/producer.h"
+#include "nsq/http/server.h"
 
 namespace nsq::client::test {
 namespace {
@@ -75,6 +76,51 @@ TEST(ConsumerDiscovery, UnreachableLookupdIsRetriedWithoutHarm) {
   });
   ASSERT_TRUE(consumer.connect_to_lookupds({dead_http, lookupd_http}));
   ASSERT_TRUE(seen.wait_count(1));
+}
+
+}  // namespace
+}  // namespace nsq::client::test
+
+namespace nsq::client::test {
+namespace {
+
+// What the consumer's lookupd query looks like on the wire: the v1 Accept
+// header, and the auth secret as a bearer token (go-nsq's
+// skip_lookupd_authorization, true by default, sends it).
+TEST(ConsumerDiscovery, LookupQueryCarriesAcceptAndBearerSecret) {
+  std::mutex mu;
+  std::condition_variable cv;
+  std::vector<http::Request> requests;
+  http::Server recorder(http::ServerOptions{}, [&](http::Request req, http::ReplyFn reply) {
+    {
+      std::lock_guard lock(mu);
+      requests.push_back(req);
+    }
+    cv.notify_all();
+    http::Response r;
+    r.status = 404;
+    r.body = R"({"message":"TOPIC_NOT_FOUND"})";
+    reply(std::move(r));
+  });
+  ASSERT_EQ(recorder.listen("127.0.0.1:0"), "");
+  recorder.start();
+  Config c = fast_config();
+  c.auth_secret = "tok en";
+  Consumer consumer("needs_auth", "ch", c);
+  consumer.set_handler([](Message&) -> HandlerResult { return {}; });
+  ASSERT_TRUE(consumer.connect_to_lookupd("127.0.0.1:" + std::to_string(recorder.port())));
+  {
+    std::unique_lock lock(mu);
+    ASSERT_TRUE(cv.wait_for(lock, kEventTimeout, [&] { return !requests.empty(); }));
+    const auto& req = requests.front();
+    EXPECT_EQ(req.path, "/lookup");
+    EXPECT_EQ(req.raw_query, "topic=needs_auth");
+    EXPECT_EQ(req.header("accept").value_or(""), "application/vnd.nsq; version=1.0");
+    EXPECT_EQ(req.header("authorization").value_or(""), "Bearer tok en");
+  }
+  consumer.stop();
+  ASSERT_TRUE(consumer.wait_for(kEventTimeout));
+  recorder.stop();
 }
 
 }  // namespace

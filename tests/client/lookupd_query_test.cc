@@ -47,10 +47,5 @@ TEST(LookupProducers, V1AndV0Bodies) {
   EXPECT_FALSE(parse_lookup_producers(R"({"message":"TOPIC_NOT_FOUND"})"));
 }
 
-TEST(LookupProducers, QueryEscapeLikeGo) {
-  EXPECT_EQ(query_escape("a b&c=d/é"), "a+b%26c%3Dd%2F%C3%A9");
-  EXPECT_EQ(query_escape("topic_1.x-y~z"), "topic_1.x-y~z");
-}
-
 }  // namespace
 }  // namespace nsq::client

@@ -71,7 +71,10 @@ void LookupdPoller::query() {
     }
     log_.info("querying nsqlookupd http://{}:{}{}?topic={}", endpoint.host, endpoint.port,
               endpoint.path, topic_);
-    auto producers = query_lookupd(endpoint, topic_, timeout);
+    // go-nsq sends the secret to lookupd when skip_lookupd_authorization is
+    // true (the option's name says the opposite; its behaviour is the fact).
+    std::string bearer = config_.skip_lookupd_authorization ? config_.auth_secret : std::string();
+    auto producers = query_lookupd(endpoint, topic_, timeout, bearer);
     if (producers) {
       found_(std::move(*producers));
       return;

@@ -61,29 +61,20 @@ tl::expected<std::vector<std::string>, std::string> parse_lookup_producers(std::
   return out;
 }
 
-std::string query_escape(std::string_view s) {
-  static constexpr char kHex[] = "0123456789ABCDEF";
-  std::string out;
-  for (unsigned char c : s) {
-    if (std::isalnum(c) || c == '-' || c == '_' || c == '.' || c == '~') {
-      out.push_back(static_cast<char>(c));
-    } else if (c == ' ') {
-      out.push_back('+');
-    } else {
-      out.push_back('%');
-      out.push_back(kHex[c >> 4]);
-      out.push_back(kHex[c & 15]);
-    }
-  }
-  return out;
-}
-
 tl::expected<std::vector<std::string>, std::string> query_lookupd(
-    const LookupdEndpoint& endpoint, std::string_view topic, std::chrono::milliseconds timeout) {
-  std::string target = endpoint.path;
-  target += target.find('?') == std::string::npos ? '?' : '&';
-  target += "topic=" + query_escape(topic);
-  auto response = http::get(endpoint.host, endpoint.port, target, timeout, timeout);
+    const LookupdEndpoint& endpoint, std::string_view topic, std::chrono::milliseconds timeout,
+    const std::string& bearer_secret) {
+  http::ClientRequest request;
+  request.host = endpoint.host;
+  request.port = endpoint.port;
+  request.target = endpoint.path;
+  request.target += request.target.find('?') == std::string::npos ? '?' : '&';
+  request.target += "topic=" + http::query_escape(topic);
+  request.headers.emplace_back("Accept", "application/vnd.nsq; version=1.0");
+  if (!bearer_secret.empty()) request.headers.emplace_back("Authorization", "Bearer " + bearer_secret);
+  request.connect_timeout = timeout;
+  request.request_timeout = timeout;
+  auto response = http::request(request);
   if (!response) return tl::unexpected(response.error());
   if (response->status != 200)
     return tl::unexpected("got response " + std::to_string(response->status) + " " +

@@ -24,10 +24,9 @@ tl::expected<LookupdEndpoint, std::string> parse_lookupd_address(std::string_vie
 tl::expected<std::vector<std::string>, std::string> parse_lookup_producers(std::string_view json);
 
 // GET <endpoint>?topic=<topic> and the producers' addresses. Blocking.
+// A non-empty bearer_secret is sent as `Authorization: Bearer <secret>`.
 tl::expected<std::vector<std::string>, std::string> query_lookupd(
-    const LookupdEndpoint& endpoint, std::string_view topic, std::chrono::milliseconds timeout);
-
-// "%XX"-escapes what a URL query value may not hold (Go's QueryEscape).
-std::string query_escape(std::string_view s);
+    const LookupdEndpoint& endpoint, std::string_view topic, std::chrono::milliseconds timeout,
+    const std::string& bearer_secret = {});
 
 }  // namespace nsq::client
