@@ -337,6 +337,8 @@ stats::Client ClientConn::stats() const {
     c.tls = settings_.tls_v1;
     c.tls_version = tls_version_;
     c.tls_cipher_suite = tls_cipher_;
+    // Go reports the (deprecated) flag as always true on a TLS connection.
+    c.tls_negotiated_protocol_is_mutual = settings_.tls_v1;
     if (auth_ && !auth_->authorizations.empty()) {
       c.authed = true;
       c.auth_identity = auth_->identity;

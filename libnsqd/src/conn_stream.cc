@@ -19,7 +19,10 @@ using asio::use_awaitable;
 
 namespace {
 
-constexpr std::size_t kRawChunk = 64 * 1024;
+// Compressed input read per step: 16 KiB (Go's buffer size) bounds what one
+// read can inflate to (deflate expands at most ~1000x) before the protocol
+// parser consumes it.
+constexpr std::size_t kRawChunk = 16 * 1024;
 
 }  // namespace
 

@@ -244,5 +244,36 @@ TEST_F(TlsTest, GarbageHandshakeClosesOnlyThatClient) {
   EXPECT_TRUE(round_trip(producer, consumer, "iso_t", 300));
 }
 
+TEST_F(TlsTest, HandshakeNeverStartedIsClosedAfterFiveSeconds) {
+  start_tls();
+  FeatureClient idle;
+  ASSERT_TRUE(idle.connect(port()));
+  idle.identify(R"({"feature_negotiation":true,"tls_v1":true})");
+  ASSERT_TRUE(idle.read_frame(kReply));
+  auto begin = std::chrono::steady_clock::now();
+  EXPECT_TRUE(idle.wait_closed(10s));
+  auto waited = std::chrono::steady_clock::now() - begin;
+  EXPECT_GE(waited, 4s);  // the spec's 5 s handshake deadline, give or take
+  EXPECT_LT(waited, 9s);
+}
+
+TEST_F(TlsTest, UnreadableCertificateFailsStartup) {
+  NsqdProcess::Options o;
+  o.data_path = data_dir_.path();
+  o.start_timeout = 5000ms;
+  {
+    NsqdProcess p;
+    o.extra_args = {"--tls-cert=" + pki_.file("missing.pem"), "--tls-key=" + pki_.server_key()};
+    std::string err = p.start(o);
+    EXPECT_NE(err.find("failed to build TLS config"), std::string::npos) << err;
+  }
+  {
+    NsqdProcess p;
+    o.extra_args = {"--tls-cert=" + pki_.server_cert(), "--tls-key=" + pki_.rogue_key()};
+    std::string err = p.start(o);
+    EXPECT_NE(err.find("failed to build TLS config - failed to load key"), std::string::npos) << err;
+  }
+}
+
 }  // namespace
 }  // namespace nsq::integration
