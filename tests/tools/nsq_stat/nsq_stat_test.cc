@@ -296,6 +296,19 @@ TEST_F(NsqStatTest, UnreachableNsqdIsFatal) {
   EXPECT_NE(r.err.find("ERROR: failed to get topic producers - "), std::string::npos) << r.err;
 }
 
+TEST_F(NsqStatTest, UnknownTopicAtLookupdIsFatalWithTheResponse) {
+  NsqlookupdProcess lookupd;
+  ASSERT_EQ(lookupd.start({}), "");
+  auto r = run_tool(stat_binary(),
+                    {"--topic=nowhere", "--channel=c", "--count=1",
+                     "--lookupd-http-address=127.0.0.1:" + std::to_string(lookupd.http_port())});
+  EXPECT_EQ(r.exit_code, 1);
+  EXPECT_NE(r.err.find("ERROR: failed to get topic producers - got response 404 Not Found "
+                       "\"{\\\"message\\\":\\\"TOPIC_NOT_FOUND\\\"}\"\n"),
+            std::string::npos)
+      << r.err;
+}
+
 TEST_F(NsqStatTest, SigtermExitsZero) {
   start_nsqd();
   create_channel("t", "c");
