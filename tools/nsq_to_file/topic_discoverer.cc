@@ -62,6 +62,8 @@ void TopicDiscoverer::run(const WaitSignal& wait_signal) {
     }
   }
   for (auto& [topic, archiver] : archivers_) archiver->join();
+  // Their consumers join their own threads as they go.
+  archivers_.clear();
 }
 
 }  // namespace nsq::to_file
