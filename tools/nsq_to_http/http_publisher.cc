@@ -38,7 +38,10 @@ HttpPublisher::HttpPublisher(bool post, std::string content_type, http::HeaderLi
     : post_(post), connect_timeout_(connect_timeout), request_timeout_(request_timeout) {
   set_header(headers_, "User-Agent", "nsq_to_http v" + std::string(kNsqVersion));
   if (post_) set_header(headers_, "Content-Type", content_type);
-  for (const auto& [name, value] : custom_headers) set_header(headers_, name, value);
+  for (const auto& [name, value] : custom_headers) {
+    // Go's client takes Host from the URL and ignores a Host header.
+    if (!same_name(name, "Host")) set_header(headers_, name, value);
+  }
 }
 
 std::string HttpPublisher::get_url(const std::string& address, const std::string& body) {
@@ -72,6 +75,8 @@ tl::expected<void, std::string> HttpPublisher::publish(const std::string& addres
   request.port = url->port;
   request.target = url->target;
   request.headers = headers_;
+  // Go's Host header is the URL's authority as written ("h", not "h:80").
+  request.headers.emplace(request.headers.begin(), "Host", url->authority);
   if (post_) request.body = body;
   request.connect_timeout = connect_timeout_;
   request.request_timeout = request_timeout_;

@@ -335,6 +335,7 @@ tl::expected<Url, std::string> parse_url(std::string_view url) {
   }
 
   Url out;
+  out.authority = std::string(authority);
   std::string_view port_text;
   if (authority.starts_with("[")) {
     auto close = authority.find(']');

@@ -85,6 +85,7 @@ class CannedPeer {
 TEST(ParseUrl, HostPortPathQuery) {
   auto u = parse_url("http://127.0.0.1:8080/a/b?x=1&y=%s");
   ASSERT_TRUE(u) << u.error();
+  EXPECT_EQ(u->authority, "127.0.0.1:8080");
   EXPECT_EQ(u->host, "127.0.0.1");
   EXPECT_EQ(u->port, 8080);
   EXPECT_EQ(u->target, "/a/b?x=1&y=%s");
@@ -93,6 +94,7 @@ TEST(ParseUrl, HostPortPathQuery) {
 TEST(ParseUrl, Defaults) {
   auto u = parse_url("HTTP://example.com");
   ASSERT_TRUE(u) << u.error();
+  EXPECT_EQ(u->authority, "example.com");
   EXPECT_EQ(u->host, "example.com");
   EXPECT_EQ(u->port, 80);
   EXPECT_EQ(u->target, "/");

@@ -30,9 +30,10 @@ tl::expected<ClientResponse, std::string> get(const std::string& host, std::uint
                                               std::size_t max_body = 5 * 1024 * 1024);
 
 // One request of any method (nsq_to_http's GET/POST, tools asking nsqd or
-// lookupd). Sent as HTTP/1.1 with `Host`, `Content-Length` (when there is a
-// body or the method is POST/PUT) and `Connection: close`, plus `headers`
-// in order; a header given there replaces none of those three. The
+// lookupd). Sent as HTTP/1.1 with `Host` (host:port), `Content-Length` (when
+// there is a body or the method is POST/PUT) and `Connection: close`, plus
+// `headers` in order; one of those three given in `headers` is sent instead
+// of ours (e.g. Host = Url::authority, as Go sends it). The
 // response may be delimited by Content-Length, chunked encoding or the end
 // of the connection.
 struct ClientRequest {
@@ -53,6 +54,7 @@ tl::expected<ClientResponse, std::string> request(const ClientRequest& request);
 
 // The parts of an absolute http:// URL that a request needs.
 struct Url {
+  std::string authority;  // "host[:port]" as written: Go's Host header
   std::string host;  // without brackets for IPv6
   std::uint16_t port = 80;
   std::string target = "/";  // path (as written, "/" if empty) and "?query"; no fragment
