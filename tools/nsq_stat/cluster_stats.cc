@@ -54,8 +54,8 @@ tl::expected<std::vector<Producer>, std::string> nsqd_topic_producers(
   std::vector<Producer> producers;
   Errors errors;
   for (const auto& nsqd : nsqds) {
-    auto stats = fetch(nsqd, "/stats?format=json&topic=" + http::query_escape(topic) +
-                                 "&include_clients=false");
+    auto stats = fetch(
+        nsqd, "/stats?format=json&topic=" + http::query_escape(topic) + "&include_clients=false");
     if (!stats) {
       errors.add(stats.error());
       continue;
@@ -88,10 +88,9 @@ tl::expected<std::map<std::string, ChannelStats>, std::string> producers_channel
   std::map<std::string, ChannelStats> sums;
   Errors errors;
   for (const auto& producer : producers) {
-    auto body = fetch(producer.http_address(), "/stats?format=json&topic=" +
-                                                   http::query_escape(topic) + "&channel=" +
-                                                   http::query_escape(channel) +
-                                                   "&include_clients=false");
+    auto body = fetch(producer.http_address(),
+                      "/stats?format=json&topic=" + http::query_escape(topic) +
+                          "&channel=" + http::query_escape(channel) + "&include_clients=false");
     if (!body) {
       errors.add(body.error());
       continue;

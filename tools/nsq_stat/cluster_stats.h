@@ -3,9 +3,8 @@
 #include <functional>
 #include <map>
 #include <string>
-#include <vector>
-
 #include <tl/expected.hpp>
+#include <vector>
 
 #include "channel_stats.h"
 #include "stats_json.h"

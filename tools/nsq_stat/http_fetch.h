@@ -2,7 +2,6 @@
 
 #include <chrono>
 #include <string>
-
 #include <tl/expected.hpp>
 
 namespace nsq::stat {

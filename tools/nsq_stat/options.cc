@@ -20,7 +20,8 @@ flags::FlagValue count_value(std::optional<int>* count) {
                             std::string(why));
     };
     auto n = flags::parse_go_int(text, 10);
-    if (!n) return fail(n.error() == flags::NumError::range ? "value out of range" : "invalid syntax");
+    if (!n)
+      return fail(n.error() == flags::NumError::range ? "value out of range" : "invalid syntax");
     if (*n < std::numeric_limits<int32_t>::min() || *n > std::numeric_limits<int32_t>::max()) {
       return fail("value out of range");
     }

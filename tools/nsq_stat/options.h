@@ -12,9 +12,9 @@ namespace nsq::stat {
 
 struct Options {
   bool show_version = false;
-  std::string topic;    // required
-  std::string channel;  // required
-  std::vector<std::string> nsqd_http_addresses;     // exactly one kind of source
+  std::string topic;                             // required
+  std::string channel;                           // required
+  std::vector<std::string> nsqd_http_addresses;  // exactly one kind of source
   std::vector<std::string> lookupd_http_addresses;
   std::chrono::nanoseconds interval = std::chrono::seconds(2);  // poll period, > 0
   std::optional<int> count;  // report lines before exiting; unset = forever

@@ -7,7 +7,8 @@ namespace nsq::stat {
 
 std::string header_lines() {
   std::string out =
-      "------rate------+----------------depth----------------+--------------metadata---------------\n";
+      "------rate------+----------------depth----------------+--------------metadata---------------"
+      "\n";
   char line[128];
   std::snprintf(line, sizeof line, "%7s %7s | %7s %7s %7s %5s %5s | %7s %7s %12s %7s\n", "ingress",
                 "egress", "total", "mem", "disk", "inflt", "def", "req", "t-o", "msgs", "clients");

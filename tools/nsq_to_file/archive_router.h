@@ -7,9 +7,8 @@
 #include <memory>
 #include <mutex>
 #include <string>
-#include <vector>
-
 #include <tl/expected.hpp>
+#include <vector>
 
 #include "file_sink.h"
 #include "nsq/client/message.h"

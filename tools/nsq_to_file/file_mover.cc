@@ -1,11 +1,10 @@
 #include "file_mover.h"
 
+#include <spdlog/spdlog.h>
 #include <unistd.h>
 
 #include <cerrno>
 #include <cstring>
-
-#include <spdlog/spdlog.h>
 
 #include "filename_format.h"
 #include "revision_opener.h"
@@ -42,8 +41,8 @@ tl::expected<std::filesystem::path, std::string> move_without_overwrite(
       return tl::unexpected("unable to rename file from " + plan.source.string() + " to " +
                             dst.string() + ": " + std::strerror(err));
     }
-    log.info("{} renamed finished file {} to {} to avoid overwrite", context,
-             plan.source.string(), dst.string());
+    log.info("{} renamed finished file {} to {} to avoid overwrite", context, plan.source.string(),
+             dst.string());
     return dst;
   }
 }

@@ -1,8 +1,8 @@
 #include "file_sink.h"
 
-#include <ctime>
-
 #include <spdlog/spdlog.h>
+
+#include <ctime>
 
 #include "file_mover.h"
 #include "filename_format.h"
@@ -17,8 +17,7 @@ Instant Instant::now() {
   return Instant{std::chrono::system_clock::now(), std::chrono::steady_clock::now()};
 }
 
-FileSink::FileSink(SinkSettings settings, std::shared_ptr<spdlog::logger> log,
-                   std::string context)
+FileSink::FileSink(SinkSettings settings, std::shared_ptr<spdlog::logger> log, std::string context)
     : settings_(std::move(settings)), log_(std::move(log)), context_(std::move(context)) {}
 
 std::string FileSink::name_at(const Instant& now) const {
@@ -44,8 +43,10 @@ bool FileSink::needs_rotation(const Instant& now) {
   in.rotate_interval = settings_.rotate_interval;
   in.rotate_size = settings_.rotate_size;
   switch (rotation_reason(in)) {
-    case RotationReason::none: return false;
-    case RotationReason::no_file: return true;
+    case RotationReason::none:
+      return false;
+    case RotationReason::no_file:
+      return true;
     case RotationReason::new_name:
       log_->info("{} new filename {}, rotating...", context_, current);
       return true;
@@ -54,8 +55,8 @@ bool FileSink::needs_rotation(const Instant& now) {
                  flags::format_go_duration(in.open_for));
       return true;
     case RotationReason::size:
-      log_->info("{} {} currently {} bytes (> {}), rotating...", context_,
-                 file_->path().string(), in.size, settings_.rotate_size);
+      log_->info("{} {} currently {} bytes (> {}), rotating...", context_, file_->path().string(),
+                 in.size, settings_.rotate_size);
       return true;
   }
   return true;
@@ -77,8 +78,8 @@ tl::expected<void, std::string> FileSink::rotate(const Instant& now) {
   auto opened = open_next_revision(plan, *log_, context_);
   if (!opened) return tl::unexpected(opened.error());
   rev_ = opened->rev;
-  file_ = std::make_unique<OutputFile>(opened->fd, opened->path, settings_.gzip_level,
-                                       opened->size);
+  file_ =
+      std::make_unique<OutputFile>(opened->fd, opened->path, settings_.gzip_level, opened->size);
   return {};
 }
 

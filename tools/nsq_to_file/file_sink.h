@@ -6,7 +6,6 @@
 #include <memory>
 #include <string>
 #include <string_view>
-
 #include <tl/expected.hpp>
 
 #include "output_file.h"
@@ -31,8 +30,8 @@ struct SinkSettings {
   std::filesystem::path output_dir;  // == work_dir: files stay where written
   std::string name_template;         // topic_filename_template(): <DATETIME>, maybe <REV>
   std::string datetime_format = "%Y-%m-%d_%H";
-  int gzip_level = 0;                // 0 = plain text
-  bool exclusive = false;            // O_EXCL (gzip or rotate-interval), else append
+  int gzip_level = 0;      // 0 = plain text
+  bool exclusive = false;  // O_EXCL (gzip or rotate-interval), else append
   int64_t rotate_size = 0;
   std::chrono::nanoseconds rotate_interval{0};
 };

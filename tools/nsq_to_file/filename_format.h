@@ -4,7 +4,6 @@
 #include <cstdint>
 #include <string>
 #include <string_view>
-
 #include <tl/expected.hpp>
 
 // nsq_to_file's file names: --filename-format with its tokens replaced
@@ -38,8 +37,7 @@ std::string host_identifier(std::string_view identifier_flag, std::string_view h
 // if missing. Error: kMissingRevError.
 tl::expected<std::string, std::string> topic_filename_template(const FilenameSettings& settings,
                                                                std::string_view topic,
-                                                               std::string_view hostname,
-                                                               long pid);
+                                                               std::string_view hostname, long pid);
 
 // Every occurrence of `token` replaced.
 std::string replace_all(std::string_view text, std::string_view token, std::string_view value);

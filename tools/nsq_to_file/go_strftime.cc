@@ -6,9 +6,9 @@
 namespace nsq::to_file {
 namespace {
 
-constexpr const char* kMonths[] = {"January", "February", "March",     "April",
-                                   "May",     "June",     "July",      "August",
-                                   "September", "October", "November", "December"};
+constexpr const char* kMonths[] = {"January",   "February", "March",    "April",
+                                   "May",       "June",     "July",     "August",
+                                   "September", "October",  "November", "December"};
 constexpr const char* kWeekdays[] = {"Sunday",   "Monday", "Tuesday", "Wednesday",
                                      "Thursday", "Friday", "Saturday"};
 
@@ -30,24 +30,48 @@ std::string numeric_zone(long gmtoff) {
 // One conversion; false if `c` is not one of ours.
 bool convert(char c, const std::tm& t, std::string& out) {
   switch (c) {
-    case 'B': out += kMonths[t.tm_mon % 12]; return true;
-    case 'b': out += std::string_view(kMonths[t.tm_mon % 12]).substr(0, 3); return true;
-    case 'm': out += two_digits(t.tm_mon + 1); return true;
-    case 'A': out += kWeekdays[t.tm_wday % 7]; return true;
-    case 'a': out += std::string_view(kWeekdays[t.tm_wday % 7]).substr(0, 3); return true;
-    case 'd': out += two_digits(t.tm_mday); return true;
-    case 'H': out += two_digits(t.tm_hour); return true;
-    case 'I': out += two_digits(t.tm_hour % 12 == 0 ? 12 : t.tm_hour % 12); return true;
-    case 'M': out += two_digits(t.tm_min); return true;
-    case 'S': out += two_digits(t.tm_sec); return true;
+    case 'B':
+      out += kMonths[t.tm_mon % 12];
+      return true;
+    case 'b':
+      out += std::string_view(kMonths[t.tm_mon % 12]).substr(0, 3);
+      return true;
+    case 'm':
+      out += two_digits(t.tm_mon + 1);
+      return true;
+    case 'A':
+      out += kWeekdays[t.tm_wday % 7];
+      return true;
+    case 'a':
+      out += std::string_view(kWeekdays[t.tm_wday % 7]).substr(0, 3);
+      return true;
+    case 'd':
+      out += two_digits(t.tm_mday);
+      return true;
+    case 'H':
+      out += two_digits(t.tm_hour);
+      return true;
+    case 'I':
+      out += two_digits(t.tm_hour % 12 == 0 ? 12 : t.tm_hour % 12);
+      return true;
+    case 'M':
+      out += two_digits(t.tm_min);
+      return true;
+    case 'S':
+      out += two_digits(t.tm_sec);
+      return true;
     case 'Y': {
       char buf[16];
       std::snprintf(buf, sizeof buf, "%04d", t.tm_year + 1900);
       out += buf;
       return true;
     }
-    case 'y': out += two_digits((t.tm_year + 1900) % 100); return true;
-    case 'p': out += t.tm_hour >= 12 ? "PM" : "AM"; return true;
+    case 'y':
+      out += two_digits((t.tm_year + 1900) % 100);
+      return true;
+    case 'p':
+      out += t.tm_hour >= 12 ? "PM" : "AM";
+      return true;
     case 'Z':
       // Go prints the numeric offset for a zone without an abbreviation.
       if (t.tm_zone != nullptr && t.tm_zone[0] != '\0') {
@@ -56,9 +80,14 @@ bool convert(char c, const std::tm& t, std::string& out) {
         out += numeric_zone(t.tm_gmtoff);
       }
       return true;
-    case 'z': out += numeric_zone(t.tm_gmtoff); return true;
-    case '%': out += '%'; return true;
-    default: return false;
+    case 'z':
+      out += numeric_zone(t.tm_gmtoff);
+      return true;
+    case '%':
+      out += '%';
+      return true;
+    default:
+      return false;
   }
 }
 

@@ -1,10 +1,10 @@
 #pragma once
 
+#include <zlib.h>
+
 #include <memory>
 #include <string>
 #include <string_view>
-
-#include <zlib.h>
 
 namespace nsq::to_file {
 

@@ -1,9 +1,9 @@
 #include "lookupd_topics.h"
 
-#include <set>
-
 #include <rapidjson/document.h>
 #include <rapidjson/error/en.h>
+
+#include <set>
 
 #include "nsq/flags/go_strconv.h"
 #include "nsq/http/client.h"

@@ -3,9 +3,8 @@
 #include <chrono>
 #include <string>
 #include <string_view>
-#include <vector>
-
 #include <tl/expected.hpp>
+#include <vector>
 
 namespace nsq::to_file {
 

@@ -2,10 +2,9 @@
 // rotated, optionally gzipped files; FINs only what is synced to disk
 // (Go nsq_to_file v1.3.0).
 #include <poll.h>
+#include <spdlog/spdlog.h>
 
 #include <csignal>
-
-#include <spdlog/spdlog.h>
 
 #include "common/client_logger.h"
 #include "common/flag_exit.h"

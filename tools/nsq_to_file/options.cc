@@ -11,7 +11,8 @@ namespace nsq::to_file {
 
 void add_flags(flags::FlagSet& fs, Options* o) {
   fs.add_bool("version", &o->show_version, "print version string");
-  fs.add_string("log-level", &o->log_level, "set log verbosity: debug, info, warn, error, or fatal");
+  fs.add_string("log-level", &o->log_level,
+                "set log verbosity: debug, info, warn, error, or fatal");
   fs.add_string("log-prefix", &o->log_prefix, "log message prefix");
 
   fs.add_string("channel", &o->channel, "nsq channel");
@@ -58,8 +59,7 @@ void add_flags(flags::FlagSet& fs, Options* o) {
 
   tools::add_source_flags(fs, &o->sources);
   fs.add_string_list("topic", &o->topics, "nsq topic (may be given multiple times)");
-  tools::add_client_option_flag(fs, "consumer-opt", &o->consumer_config,
-                                tools::kConsumerOptUsage);
+  tools::add_client_option_flag(fs, "consumer-opt", &o->consumer_config, tools::kConsumerOptUsage);
 }
 
 std::optional<GoLogLevel> parse_log_level(std::string_view word) {

@@ -5,7 +5,6 @@
 #include <memory>
 #include <string>
 #include <string_view>
-
 #include <tl/expected.hpp>
 
 #include "gzip_encoder.h"

@@ -1,13 +1,12 @@
 #include "revision_opener.h"
 
 #include <fcntl.h>
+#include <spdlog/spdlog.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
 #include <cerrno>
 #include <cstring>
-
-#include <spdlog/spdlog.h>
 
 #include "filename_format.h"
 
@@ -29,8 +28,7 @@ tl::expected<void, std::string> make_parent_dirs(const std::filesystem::path& pa
   return {};
 }
 
-tl::expected<OpenedFile, std::string> open_next_revision(const OpenPlan& plan,
-                                                         spdlog::logger& log,
+tl::expected<OpenedFile, std::string> open_next_revision(const OpenPlan& plan, spdlog::logger& log,
                                                          const std::string& context) {
   const bool move_on_close = plan.work_dir != plan.output_dir;
   const auto template_path = join_clean(plan.work_dir, plan.name);

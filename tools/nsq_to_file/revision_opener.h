@@ -4,7 +4,6 @@
 #include <filesystem>
 #include <memory>
 #include <string>
-
 #include <tl/expected.hpp>
 
 namespace spdlog {
@@ -16,11 +15,11 @@ namespace nsq::to_file {
 // Where and how nsq_to_file opens the next file of a name.
 struct OpenPlan {
   std::filesystem::path work_dir;
-  std::filesystem::path output_dir;   // == work_dir: no move on close
-  std::string name;                   // relative, <DATETIME> done, <REV> maybe left
+  std::filesystem::path output_dir;  // == work_dir: no move on close
+  std::string name;                  // relative, <DATETIME> done, <REV> maybe left
   unsigned first_rev = 0;
-  bool exclusive = false;             // O_EXCL (gzip or rotate-interval), else O_APPEND
-  int64_t rotate_size = 0;            // an existing file larger than this is skipped
+  bool exclusive = false;   // O_EXCL (gzip or rotate-interval), else O_APPEND
+  int64_t rotate_size = 0;  // an existing file larger than this is skipped
 };
 
 struct OpenedFile {
@@ -35,8 +34,7 @@ struct OpenedFile {
 // (O_EXCL fails on an existing file) and is not over rotate_size. Creates
 // missing directories (0770). `log` gets Go's WARN/INFO lines, prefixed with
 // `context` ("[topic/channel]"). Errors are fatal for the tool.
-tl::expected<OpenedFile, std::string> open_next_revision(const OpenPlan& plan,
-                                                         spdlog::logger& log,
+tl::expected<OpenedFile, std::string> open_next_revision(const OpenPlan& plan, spdlog::logger& log,
                                                          const std::string& context);
 
 // mkdir -p of path's parent directory with mode 0770.

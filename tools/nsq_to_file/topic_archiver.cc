@@ -1,10 +1,9 @@
 #include "topic_archiver.h"
 
+#include <spdlog/spdlog.h>
 #include <unistd.h>
 
 #include <climits>
-
-#include <spdlog/spdlog.h>
 
 #include "common/process_exit.h"
 #include "common/source_flags.h"
@@ -53,8 +52,8 @@ tl::expected<std::unique_ptr<TopicArchiver>, std::string> TopicArchiver::start(
                                          [consumer] { consumer->stop(); }};
   ArchiveRouter::Settings settings{options.max_in_flight, options.sync_interval,
                                    options.skip_empty_files};
-  self->router_ = std::make_unique<ArchiveRouter>(FileSink(std::move(sink), log, context),
-                                                  settings, std::move(control), log, context);
+  self->router_ = std::make_unique<ArchiveRouter>(FileSink(std::move(sink), log, context), settings,
+                                                  std::move(control), log, context);
   ArchiveRouter* router = self->router_.get();
   consumer->set_handler([router](client::Message& m) -> client::HandlerResult {
     // FIN comes from the router once the line is synced to disk.

@@ -3,7 +3,6 @@
 #include <memory>
 #include <string>
 #include <thread>
-
 #include <tl/expected.hpp>
 
 #include "archive_router.h"

@@ -1,8 +1,8 @@
 #include "topic_discoverer.h"
 
-#include <csignal>
-
 #include <spdlog/spdlog.h>
+
+#include <csignal>
 
 namespace nsq::to_file {
 
@@ -40,9 +40,9 @@ void TopicDiscoverer::run(const WaitSignal& wait_signal) {
   while (true) {
     auto timeout = std::chrono::milliseconds(60'000);
     if (discover) {
-      timeout = std::max(std::chrono::milliseconds(0),
-                         std::chrono::duration_cast<std::chrono::milliseconds>(next_refresh -
-                                                                               Clock::now()));
+      timeout = std::max(
+          std::chrono::milliseconds(0),
+          std::chrono::duration_cast<std::chrono::milliseconds>(next_refresh - Clock::now()));
     }
     const std::optional<int> sig = wait_signal(timeout);
     if (!sig) {

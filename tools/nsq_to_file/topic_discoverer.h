@@ -6,9 +6,8 @@
 #include <memory>
 #include <optional>
 #include <string>
-#include <vector>
-
 #include <tl/expected.hpp>
+#include <vector>
 
 #include "options.h"
 #include "topic_archiver.h"

@@ -1,8 +1,8 @@
 #include "cluster_stats.h"
 
-#include <map>
-
 #include <gtest/gtest.h>
+
+#include <map>
 
 #include "options.h"
 #include "stat_loop.h"

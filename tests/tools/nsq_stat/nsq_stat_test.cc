@@ -1,4 +1,5 @@
 // nsq_stat run as a user would, against our nsqd (and nsqlookupd).
+#include <gtest/gtest.h>
 #include <rapidjson/document.h>
 
 #include <chrono>
@@ -6,8 +7,6 @@
 #include <string>
 #include <thread>
 #include <vector>
-
-#include <gtest/gtest.h>
 
 #include "testutil/http_client.h"
 #include "testutil/nsqd_process.h"
@@ -152,8 +151,8 @@ TEST_F(NsqStatTest, VersionAndBadFlags) {
   EXPECT_NE(both.err.find("use --nsqd-http-address or --lookupd-http-address not both"),
             std::string::npos);
 
-  auto scheme = run_tool(stat_binary(), {"--topic", "t", "--channel", "c",
-                                         "--nsqd-http-address", "http://a:1"});
+  auto scheme = run_tool(stat_binary(),
+                         {"--topic", "t", "--channel", "c", "--nsqd-http-address", "http://a:1"});
   EXPECT_EQ(scheme.exit_code, 1);
   EXPECT_NE(scheme.err.find("--nsqd-http-address error - address should not contain scheme"),
             std::string::npos);
@@ -190,9 +189,9 @@ TEST_F(NsqStatTest, CountRowsMatchThroughLookupd) {
   bool registered = false;
   while (!registered && std::chrono::steady_clock::now() < deadline) {
     auto reply = http_once(lookupd.http_port(), "GET", "/lookup?topic=t");
-    registered = reply && reply->status == 200 &&
-                 reply->body.find("\"http_port\":" + std::to_string(nsqd_.http_port())) !=
-                     std::string::npos;
+    registered =
+        reply && reply->status == 200 &&
+        reply->body.find("\"http_port\":" + std::to_string(nsqd_.http_port())) != std::string::npos;
     if (!registered) std::this_thread::sleep_for(20ms);  // polling with a deadline
   }
   ASSERT_TRUE(registered) << lookupd.log();
@@ -290,8 +289,8 @@ TEST_F(NsqStatTest, MissingChannelIsFatal) {
 }
 
 TEST_F(NsqStatTest, UnreachableNsqdIsFatal) {
-  auto r = run_tool(stat_binary(), {"--topic=t", "--channel=c", "--count=1",
-                                    "--nsqd-http-address=127.0.0.1:1"});
+  auto r = run_tool(stat_binary(),
+                    {"--topic=t", "--channel=c", "--count=1", "--nsqd-http-address=127.0.0.1:1"});
   EXPECT_EQ(r.exit_code, 1);
   EXPECT_NE(r.err.find("ERROR: failed to get topic producers - "), std::string::npos) << r.err;
 }

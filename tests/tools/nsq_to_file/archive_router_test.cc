@@ -1,12 +1,12 @@
 #include "archive_router.h"
 
+#include <gtest/gtest.h>
+
 #include <atomic>
 #include <condition_variable>
 #include <functional>
 #include <mutex>
 #include <thread>
-
-#include <gtest/gtest.h>
 
 #include "gunzip.h"
 #include "test_logger.h"
@@ -83,8 +83,8 @@ class ArchiveRouterTest : public ::testing::Test {
     s.exclusive = gzip;
     ArchiveRouter::ConsumerControl control{[this] { return starved_.load(); },
                                            [this] { stop_requested_ = true; }};
-    router_ = std::make_unique<ArchiveRouter>(FileSink(s, log_.logger, "[t/c]"), settings,
-                                              control, log_.logger, "[t/c]");
+    router_ = std::make_unique<ArchiveRouter>(FileSink(s, log_.logger, "[t/c]"), settings, control,
+                                              log_.logger, "[t/c]");
     thread_ = std::thread([this] { result_ = router_->run(); });
   }
 

@@ -65,8 +65,7 @@ TEST(FileSink, NewDatetimeStartsAtRevisionZero) {
   EXPECT_TRUE(sink.needs_rotation(at(0s, 2025)));
   ASSERT_TRUE(sink.rotate(at(0s, 2025)));
   EXPECT_EQ(sink.open_path(), dir.path() / "t-000000.2025.log");
-  EXPECT_NE(log.sink->text().find("new filename t<REV>.2025.log, rotating..."),
-            std::string::npos);
+  EXPECT_NE(log.sink->text().find("new filename t<REV>.2025.log, rotating..."), std::string::npos);
 }
 
 TEST(FileSink, IntervalRotation) {
@@ -98,12 +97,12 @@ TEST(FileSink, ClosedFilesMoveFromWorkDirToOutputDir) {
   ASSERT_TRUE(sink.write_line("c"));
   ASSERT_TRUE(sink.close());
   EXPECT_TRUE(std::filesystem::is_empty(dir.path() / "work"));
-  EXPECT_EQ(testutil::gunzip_members(testutil::read_file(dir.path() / "out" /
-                                                         "t-000000.2024.log.gz")),
-            "a\nb\n");
-  EXPECT_EQ(testutil::gunzip_members(testutil::read_file(dir.path() / "out" /
-                                                         "t-000001.2024.log.gz")),
-            "c\n");
+  EXPECT_EQ(
+      testutil::gunzip_members(testutil::read_file(dir.path() / "out" / "t-000000.2024.log.gz")),
+      "a\nb\n");
+  EXPECT_EQ(
+      testutil::gunzip_members(testutil::read_file(dir.path() / "out" / "t-000001.2024.log.gz")),
+      "c\n");
 }
 
 TEST(FileSink, AppendModeWithoutRevision) {

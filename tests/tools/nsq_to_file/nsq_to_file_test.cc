@@ -1,4 +1,5 @@
 // nsq_to_file run as a user would, against our nsqd (and nsqlookupd).
+#include <gtest/gtest.h>
 #include <rapidjson/document.h>
 #include <unistd.h>
 
@@ -11,8 +12,6 @@
 #include <string>
 #include <thread>
 #include <vector>
-
-#include <gtest/gtest.h>
 
 #include "gunzip.h"
 #include "testutil/files.h"
@@ -173,8 +172,8 @@ TEST_F(NsqToFileTest, VersionAndFlagErrors) {
             std::string::npos)
       << no_source.err;
 
-  auto level = run_tool(to_file_binary(),
-                        {"--topic=t", "--nsqd-tcp-address=127.0.0.1:1", "--gzip-level=0"});
+  auto level =
+      run_tool(to_file_binary(), {"--topic=t", "--nsqd-tcp-address=127.0.0.1:1", "--gzip-level=0"});
   EXPECT_EQ(level.exit_code, 1);
   EXPECT_NE(level.err.find("invalid --gzip-level value (0), should be 1-9"), std::string::npos);
 
@@ -182,8 +181,8 @@ TEST_F(NsqToFileTest, VersionAndFlagErrors) {
   EXPECT_EQ(no_topic.exit_code, 1);
   EXPECT_NE(no_topic.err.find("--topic or --topic-pattern required"), std::string::npos);
 
-  auto no_rev = run_tool(to_file_binary(), {"--topic=t", "--nsqd-tcp-address=127.0.0.1:1",
-                                            "--gzip", "--filename-format=<TOPIC>.log"});
+  auto no_rev = run_tool(to_file_binary(), {"--topic=t", "--nsqd-tcp-address=127.0.0.1:1", "--gzip",
+                                            "--filename-format=<TOPIC>.log"});
   EXPECT_EQ(no_rev.exit_code, 1);
   EXPECT_NE(no_rev.err.find("missing <REV> in --filename-format"), std::string::npos);
 
@@ -199,11 +198,10 @@ TEST_F(NsqToFileTest, RotatedGzipFilesHoldExactlyThePublishedLines) {
   const fs::path work = dir_.path() / "work";
   const fs::path out = dir_.path() / "out";
   ToolProcess tool;
-  ASSERT_EQ(tool.spawn(to_file_binary(),
-                       {"--topic=orders", "--nsqd-tcp-address=" + nsqd_tcp(), "--gzip",
-                        "--gzip-level=9", "--rotate-size=20000", "--sync-interval=100ms",
-                        "--work-dir=" + work.string(), "--output-dir=" + out.string(),
-                        "--host-identifier=box"}),
+  ASSERT_EQ(tool.spawn(to_file_binary(), {"--topic=orders", "--nsqd-tcp-address=" + nsqd_tcp(),
+                                          "--gzip", "--gzip-level=9", "--rotate-size=20000",
+                                          "--sync-interval=100ms", "--work-dir=" + work.string(),
+                                          "--output-dir=" + out.string(), "--host-identifier=box"}),
             "");
   ASSERT_TRUE(wait_all_finished("orders", 3000)) << tool.stderr_text();
   tool.send_signal(SIGTERM);
@@ -231,10 +229,9 @@ TEST_F(NsqToFileTest, SigtermMidStreamLosesNothing) {
   ASSERT_TRUE(publish("stream", first));
   const fs::path out1 = dir_.path() / "run1";
   ToolProcess tool;
-  ASSERT_EQ(tool.spawn(to_file_binary(),
-                       {"--topic=stream", "--nsqd-tcp-address=" + nsqd_tcp(), "--gzip",
-                        "--max-in-flight=50", "--sync-interval=1h", "--rotate-size=30000",
-                        "--output-dir=" + out1.string()}),
+  ASSERT_EQ(tool.spawn(to_file_binary(), {"--topic=stream", "--nsqd-tcp-address=" + nsqd_tcp(),
+                                          "--gzip", "--max-in-flight=50", "--sync-interval=1h",
+                                          "--rotate-size=30000", "--output-dir=" + out1.string()}),
             "");
   // Publishing goes on while nsq_to_file works and is stopped.
   std::atomic<bool> publishing{true};
@@ -283,10 +280,10 @@ TEST_F(NsqToFileTest, SigtermMidStreamLosesNothing) {
   // A second run takes the rest: together they hold every message.
   const fs::path out2 = dir_.path() / "run2";
   ToolProcess again;
-  ASSERT_EQ(again.spawn(to_file_binary(), {"--topic=stream", "--nsqd-tcp-address=" + nsqd_tcp(),
-                                           "--sync-interval=100ms",
-                                           "--output-dir=" + out2.string()}),
-            "");
+  ASSERT_EQ(
+      again.spawn(to_file_binary(), {"--topic=stream", "--nsqd-tcp-address=" + nsqd_tcp(),
+                                     "--sync-interval=100ms", "--output-dir=" + out2.string()}),
+      "");
   ASSERT_TRUE(wait_all_finished("stream", total)) << again.stderr_text();
   again.send_signal(SIGINT);
   ASSERT_EQ(again.wait_exit_code(30s), 0) << again.stderr_text();
@@ -304,8 +301,7 @@ TEST_F(NsqToFileTest, SighupClosesAndMovesTheFileThenANewRevisionOpens) {
   ASSERT_EQ(tool.spawn(to_file_binary(),
                        {"--topic=t", "--nsqd-tcp-address=" + nsqd_tcp(), "--sync-interval=50ms",
                         "--work-dir=" + work.string(), "--output-dir=" + out.string(),
-                        "--filename-format=<TOPIC>/<HOST><REV>-<PID>.log",
-                        "--host-identifier=h"}),
+                        "--filename-format=<TOPIC>/<HOST><REV>-<PID>.log", "--host-identifier=h"}),
             "");
   ASSERT_TRUE(publish("t", numbered("a", 0, 5)));
   ASSERT_TRUE(wait_all_finished("t", 5)) << tool.stderr_text();
@@ -331,13 +327,13 @@ TEST_F(NsqToFileTest, DiscoversTopicsMatchingThePatternThroughLookupd) {
   ASSERT_TRUE(publish("other", {"three"}));
   const fs::path out = dir_.path() / "out";
   ToolProcess tool;
-  ASSERT_EQ(tool.spawn(to_file_binary(),
-                       {"--topic-pattern=^match", "--topic-refresh=100ms",
-                        "--lookupd-http-address=127.0.0.1:" + std::to_string(lookupd.http_port()),
-                        "--sync-interval=50ms", "--output-dir=" + out.string(),
-                        "--filename-format=<TOPIC>.log",
-                        "--consumer-opt=lookupd_poll_interval,100ms"}),
-            "");
+  ASSERT_EQ(
+      tool.spawn(to_file_binary(),
+                 {"--topic-pattern=^match", "--topic-refresh=100ms",
+                  "--lookupd-http-address=127.0.0.1:" + std::to_string(lookupd.http_port()),
+                  "--sync-interval=50ms", "--output-dir=" + out.string(),
+                  "--filename-format=<TOPIC>.log", "--consumer-opt=lookupd_poll_interval,100ms"}),
+      "");
   ASSERT_TRUE(wait_all_finished("match_a", 2)) << tool.stderr_text();
   ASSERT_TRUE(tool.wait_stderr("skipping topic other (doesn't match pattern ^match)", 10s))
       << tool.stderr_text();

@@ -1,9 +1,8 @@
 #include "output_file.h"
 
 #include <fcntl.h>
-#include <unistd.h>
-
 #include <gtest/gtest.h>
+#include <unistd.h>
 
 #include "gunzip.h"
 #include "testutil/files.h"

@@ -1,9 +1,8 @@
 #include "revision_opener.h"
 
+#include <gtest/gtest.h>
 #include <sys/stat.h>
 #include <unistd.h>
-
-#include <gtest/gtest.h>
 
 #include "file_mover.h"
 #include "test_logger.h"
@@ -95,8 +94,8 @@ TEST(FileMover, MovesWithoutOverwritingAndBumpsRevision) {
   testutil::write_file(work / "t-000000.log", "new");
   testutil::write_file(out / "t-000000.log", "existing 0");
   testutil::write_file(out / "t-000001.log", "existing 1");
-  auto moved = move_without_overwrite({work / "t-000000.log", out, "t<REV>.log", 0},
-                                      *log.logger, "[t/c]");
+  auto moved =
+      move_without_overwrite({work / "t-000000.log", out, "t<REV>.log", 0}, *log.logger, "[t/c]");
   ASSERT_TRUE(moved) << moved.error();
   EXPECT_EQ(*moved, out / "t-000002.log");
   EXPECT_EQ(testutil::read_file(out / "t-000000.log"), "existing 0");

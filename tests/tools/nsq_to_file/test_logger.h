@@ -1,11 +1,11 @@
 #pragma once
 
+#include <spdlog/sinks/base_sink.h>
+#include <spdlog/spdlog.h>
+
 #include <memory>
 #include <mutex>
 #include <string>
-
-#include <spdlog/sinks/base_sink.h>
-#include <spdlog/spdlog.h>
 
 namespace nsq::testutil {
 
