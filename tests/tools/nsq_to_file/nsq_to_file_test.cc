@@ -7,6 +7,7 @@
 #include <atomic>
 #include <chrono>
 #include <csignal>
+#include <ctime>
 #include <functional>
 #include <set>
 #include <string>
@@ -291,6 +292,49 @@ TEST_F(NsqToFileTest, SigtermMidStreamLosesNothing) {
   ASSERT_TRUE(run2.ok);
   written.insert(run2.lines.begin(), run2.lines.end());
   EXPECT_EQ(written, expected);
+}
+
+TEST_F(NsqToFileTest, IntervalRotationWithDatetimeNames) {
+  start_nsqd();
+  const fs::path out = dir_.path() / "out";
+  ToolProcess tool;
+  ASSERT_EQ(
+      tool.spawn(to_file_binary(), {"--topic=iv", "--nsqd-tcp-address=" + nsqd_tcp(), "--gzip",
+                                    "--rotate-interval=300ms", "--sync-interval=50ms",
+                                    "--datetime-format=%Y", "--output-dir=" + out.string()}),
+      "");
+  ASSERT_TRUE(publish("iv", numbered("a", 0, 10)));
+  ASSERT_TRUE(wait_all_finished("iv", 10)) << tool.stderr_text();
+  ASSERT_TRUE(tool.wait_stderr("since last open, rotating...", 10s)) << tool.stderr_text();
+  ASSERT_TRUE(publish("iv", numbered("b", 0, 10)));
+  ASSERT_TRUE(wait_all_finished("iv", 20)) << tool.stderr_text();
+  tool.send_signal(SIGTERM);
+  ASSERT_EQ(tool.wait_exit_code(30s), 0) << tool.stderr_text();
+
+  char host[256] = {};
+  ::gethostname(host, sizeof host - 1);
+  const std::string short_host = std::string(host).substr(0, std::string(host).find('.'));
+  const std::time_t now = std::time(nullptr);
+  std::tm local{};
+  localtime_r(&now, &local);
+  const std::string year = std::to_string(local.tm_year + 1900);
+  auto found = read_dir_lines(out);
+  ASSERT_TRUE(found.ok);
+  ASSERT_GE(found.files.size(), 2u);
+  for (const auto& f : found.files) {
+    const std::string name = f.filename().string();
+    EXPECT_EQ(name.rfind("iv." + short_host + "-0000", 0), 0u) << name;
+    EXPECT_EQ(name.substr(name.size() - 12), "." + year + ".log.gz") << name;
+  }
+  auto lines = found.lines;
+  std::sort(lines.begin(), lines.end());
+  auto expected = numbered("a", 0, 10);
+  for (auto& b : numbered("b", 0, 10)) expected.push_back(b);
+  std::sort(expected.begin(), expected.end());
+  EXPECT_EQ(lines, expected);
+  EXPECT_NE(read_file(found.files.front()).size(), 0u);
+  EXPECT_EQ(gunzip_members(read_file(found.files.front())).value_or(""),
+            "a0\na1\na2\na3\na4\na5\na6\na7\na8\na9\n");
 }
 
 TEST_F(NsqToFileTest, SighupClosesAndMovesTheFileThenANewRevisionOpens) {
