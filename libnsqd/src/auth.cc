@@ -3,7 +3,9 @@
 #include <rapidjson/document.h>
 
 #include <cstdio>
+#include <optional>
 
+#include "https_get.h"
 #include "nsq/http/client.h"
 
 namespace nsq::nsqd::auth {
@@ -19,6 +21,18 @@ tl::expected<std::regex, std::string> compile(const std::string& pattern) {
   } catch (const std::regex_error& e) {
     return tl::unexpected(std::string(e.what()));
   }
+}
+
+// {"message": "TLS_REQUIRED", "https_port": N}
+std::optional<std::uint16_t> https_port_of(const std::string& body) {
+  rapidjson::Document doc;
+  doc.Parse(body.c_str());
+  if (doc.HasParseError() || !doc.IsObject()) return std::nullopt;
+  auto it = doc.FindMember("https_port");
+  if (it == doc.MemberEnd() || !it->value.IsInt()) return std::nullopt;
+  int port = it->value.GetInt();
+  if (port <= 0 || port > 65535) return std::nullopt;
+  return static_cast<std::uint16_t>(port);
 }
 
 bool search(const std::regex& re, std::string_view s) {
@@ -139,9 +153,11 @@ tl::expected<Endpoint, std::string> parse_address(const std::string& address) {
   Endpoint ep;
   std::string_view rest = address;
   if (auto scheme = rest.find("://"); scheme != std::string_view::npos) {
-    if (rest.substr(0, scheme) != "http") {
+    std::string_view name = rest.substr(0, scheme);
+    if (name != "http" && name != "https") {
       return tl::unexpected("unsupported auth URL scheme in " + address);
     }
+    ep.https = name == "https";
     rest.remove_prefix(scheme + 3);
     auto slash = rest.find('/');
     ep.path = slash == std::string_view::npos ? "/" : std::string(rest.substr(slash));
@@ -150,7 +166,12 @@ tl::expected<Endpoint, std::string> parse_address(const std::string& address) {
     ep.path = "/auth";
   }
   auto colon = rest.rfind(':');
-  std::string_view port = colon == std::string_view::npos ? "80" : rest.substr(colon + 1);
+  // (A colon inside [v6] brackets is not a port separator.)
+  if (colon != std::string_view::npos && rest.find(']', colon) != std::string_view::npos) {
+    colon = std::string_view::npos;
+  }
+  std::string_view port = colon == std::string_view::npos ? (ep.https ? "443" : "80")
+                                                          : rest.substr(colon + 1);
   std::string_view host = colon == std::string_view::npos ? rest : rest.substr(0, colon);
   if (host.size() >= 2 && host.front() == '[' && host.back() == ']') {
     host = host.substr(1, host.size() - 2);
@@ -182,8 +203,19 @@ tl::expected<State, std::string> query_any(const std::vector<std::string>& addre
       continue;
     }
     std::string target = ep->path + (ep->path.find('?') == std::string::npos ? "?" : "&") + query;
-    auto resp = http::get(ep->host, ep->port, target, options.connect_timeout,
-                          options.request_timeout, options.max_body);
+    auto resp = ep->https ? https_get(ep->host, ep->port, target, options.root_ca_file,
+                                      options.connect_timeout, options.request_timeout,
+                                      options.max_body)
+                          : http::get(ep->host, ep->port, target, options.connect_timeout,
+                                      options.request_timeout, options.max_body);
+    // As Go's client: a plain server that answers 403 with an https_port
+    // (an nsqd-style TLS_REQUIRED) is asked again over https on that port.
+    if (resp && !ep->https && resp->status == 403) {
+      if (auto https_port = https_port_of(resp->body)) {
+        resp = https_get(ep->host, *https_port, target, options.root_ca_file,
+                         options.connect_timeout, options.request_timeout, options.max_body);
+      }
+    }
     if (!resp) {
       failures.push_back("failed auth against " + address + " " + resp.error());
       continue;

@@ -45,19 +45,21 @@ std::string query_string(std::string_view secret, std::string_view remote_ip, bo
                          std::string_view common_name);
 
 struct Endpoint {
+  bool https = false;
   std::string host;
   std::uint16_t port = 0;
   std::string path;  // "/auth" for a bare host:port
 };
 
 // "host:port" means http://host:port/auth; an address with "://" is the
-// whole URL (only http:// is supported: nsqd's HTTP client is plain).
+// whole URL (http:// or https://).
 tl::expected<Endpoint, std::string> parse_address(const std::string& address);
 
 struct QueryOptions {
   std::chrono::milliseconds connect_timeout{2000};
   std::chrono::milliseconds request_timeout{5000};
   std::size_t max_body = 5 * 1024 * 1024;
+  std::string root_ca_file;  // --tls-root-ca-file: verifies https:// auth servers
 };
 
 // Asks the servers in turn, starting at `start`, until one answers; the

@@ -606,6 +606,7 @@ awaitable<tl::expected<auth::State, std::string>> ClientConn::query_auth() {
   qo.connect_timeout = std::chrono::duration_cast<std::chrono::milliseconds>(o.http_client_connect_timeout);
   qo.request_timeout = std::chrono::duration_cast<std::chrono::milliseconds>(o.http_client_request_timeout);
   qo.max_body = static_cast<std::size_t>(o.max_body_size);
+  qo.root_ca_file = o.tls_root_ca_file;
   std::size_t start = std::random_device{}() % o.auth_http_addresses.size();
   auto executor = socket_.get_executor();
   spdlog::logger* log = &broker_.log();  // the Broker outlives the auth pool

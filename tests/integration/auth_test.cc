@@ -2,6 +2,8 @@
 // one topic and denies another, expires a grant, answers with nothing, or is
 // down; nsqd enforces PUB/MPUB/DPUB/SUB accordingly and keeps serving others.
 
+#include <boost/asio/ssl/context.hpp>
+
 #include <map>
 #include <mutex>
 
@@ -15,12 +17,24 @@ namespace {
 // The auth server: answers per secret; records every query string.
 class AuthServer {
  public:
-  AuthServer() {
-    server_ = std::make_unique<http::Server>(http::ServerOptions{}, [this](http::Request req,
-                                                                            http::ReplyFn reply) {
+  // `tls`: serve HTTPS with it. `redirect_to_https_port`: answer every
+  // request with nsqd's 403 TLS_REQUIRED pointing there.
+  explicit AuthServer(std::shared_ptr<boost::asio::ssl::context> tls = nullptr,
+                      int redirect_to_https_port = 0) {
+    http::ServerOptions options;
+    options.tls = std::move(tls);
+    server_ = std::make_unique<http::Server>(options, [this, redirect_to_https_port](
+                                                          http::Request req, http::ReplyFn reply) {
       http::Response r;
       std::lock_guard lock(mu_);
       queries_.push_back(req.raw_query);
+      if (redirect_to_https_port != 0) {
+        r.status = 403;
+        r.body = "{\"message\": \"TLS_REQUIRED\", \"https_port\": " +
+                 std::to_string(redirect_to_https_port) + "}";
+        reply(std::move(r));
+        return;
+      }
       std::string secret = req.query_value("secret").value_or("");
       auto it = replies_.find(secret);
       if (req.path != "/auth" || it == replies_.end() || down_) {
@@ -38,6 +52,7 @@ class AuthServer {
   ~AuthServer() { server_->stop(); }
 
   std::string address() const { return "127.0.0.1:" + std::to_string(server_->port()); }
+  int port() const { return server_->port(); }
   void set(const std::string& secret, const std::string& json) {
     std::lock_guard lock(mu_);
     replies_[secret] = json;
@@ -247,6 +262,43 @@ TEST_F(AuthTest, TlsClientCertificateIsSentAsCommonName) {
   EXPECT_EQ(r->data[0], '{') << r->data;
   EXPECT_EQ(auth_.queries().back(),
             "common_name=test-client&remote_ip=127.0.0.1&secret=good&tls=true");
+}
+
+TEST_F(AuthTest, HttpsAuthServerAndTlsRequiredRedirect) {
+  TestPki pki;
+  ASSERT_TRUE(pki.ok()) << pki.error();
+  auto ctx = std::make_shared<boost::asio::ssl::context>(boost::asio::ssl::context::tls_server);
+  ctx->use_certificate_chain_file(pki.server_cert());
+  ctx->use_private_key_file(pki.server_key(), boost::asio::ssl::context::pem);
+  AuthServer secure(ctx);
+  secure.set("good", kGrant);
+  AuthServer redirect(nullptr, secure.port());  // plain, answers 403 https_port
+  start({"--auth-http-address=https://" + secure.address() + "/auth",
+         "--auth-http-address=" + redirect.address(), "--tls-root-ca-file=" + pki.ca()});
+  for (int i = 0; i < 6; ++i) {  // both addresses get tried first (random start)
+    FeatureClient c;
+    auto r = authed(c, "good");
+    ASSERT_TRUE(r);
+    EXPECT_EQ(r->data[0], '{') << r->data << "\n" << tail(nsqd_->log());
+  }
+  EXPECT_EQ(secure.count("secret=good"), 6);  // each query ended at the HTTPS server
+}
+
+TEST_F(AuthTest, HttpsAuthServerWithUntrustedCertificateFails) {
+  TestPki pki;
+  ASSERT_TRUE(pki.ok()) << pki.error();
+  auto ctx = std::make_shared<boost::asio::ssl::context>(boost::asio::ssl::context::tls_server);
+  ctx->use_certificate_chain_file(pki.rogue_cert());  // self-signed, CN rogue-client
+  ctx->use_private_key_file(pki.rogue_key(), boost::asio::ssl::context::pem);
+  AuthServer secure(ctx);
+  secure.set("good", kGrant);
+  start({"--auth-http-address=https://" + secure.address() + "/auth",
+         "--tls-root-ca-file=" + pki.ca()});
+  FeatureClient c;
+  auto r = authed(c, "good");
+  ASSERT_TRUE(r);
+  EXPECT_EQ(r->data, "E_AUTH_FAILED AUTH failed");
+  EXPECT_TRUE(nsqd_->wait_for_log("TLS handshake with 127.0.0.1", kReply)) << tail(nsqd_->log());
 }
 
 }  // namespace

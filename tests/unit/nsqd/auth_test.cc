@@ -96,7 +96,16 @@ TEST(AuthAddress, HostPortOrUrl) {
   auto v6 = parse_address("[::1]:99");
   ASSERT_TRUE(v6);
   EXPECT_EQ(v6->host, "::1");
-  EXPECT_FALSE(parse_address("https://secure:443/auth"));
+  auto https = parse_address("https://secure/auth");
+  ASSERT_TRUE(https);
+  EXPECT_TRUE(https->https);
+  EXPECT_EQ(https->port, 443);
+  EXPECT_FALSE(u->https);
+  auto https_port = parse_address("https://[::1]:8443/x");
+  ASSERT_TRUE(https_port);
+  EXPECT_EQ(https_port->host, "::1");
+  EXPECT_EQ(https_port->port, 8443);
+  EXPECT_FALSE(parse_address("ftp://secure:443/auth"));
   EXPECT_FALSE(parse_address("host:notaport"));
   EXPECT_FALSE(parse_address(":80"));
 }
