@@ -15,10 +15,18 @@ class GoNsqLevelFlag : public spdlog::custom_flag_formatter {
     std::string_view word;
     switch (msg.level) {
       case spdlog::level::trace:
-      case spdlog::level::debug: word = "DBG "; break;
-      case spdlog::level::info: word = "INF "; break;
-      case spdlog::level::warn: word = "WRN "; break;
-      default: word = "ERR "; break;
+      case spdlog::level::debug:
+        word = "DBG ";
+        break;
+      case spdlog::level::info:
+        word = "INF ";
+        break;
+      case spdlog::level::warn:
+        word = "WRN ";
+        break;
+      default:
+        word = "ERR ";
+        break;
     }
     dest.append(word.data(), word.data() + word.size());
   }

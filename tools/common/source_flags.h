@@ -2,9 +2,8 @@
 
 #include <optional>
 #include <string>
-#include <vector>
-
 #include <tl/expected.hpp>
+#include <vector>
 
 #include "nsq/client/consumer.h"
 #include "nsq/flags/go_flags.h"

@@ -22,7 +22,8 @@ class TimerMetrics {
   void status(Clock::time_point start);
 
   // The line logged for these timings (sorted in place); for tests.
-  static std::string format_report(const std::string& prefix, std::vector<Clock::duration>& timings);
+  static std::string format_report(const std::string& prefix,
+                                   std::vector<Clock::duration>& timings);
 
  private:
   const int status_every_;

@@ -20,10 +20,12 @@ tl::expected<http::HeaderList, std::string> parse_custom_headers(
   http::HeaderList headers;
   for (const auto& text : values) {
     auto colon = text.find(':');
-    std::string_view name = colon == std::string::npos ? std::string_view{}
-                                                       : trim(std::string_view(text).substr(0, colon));
-    std::string_view value =
-        colon == std::string::npos ? std::string_view{} : trim(std::string_view(text).substr(colon + 1));
+    std::string_view name = colon == std::string::npos
+                                ? std::string_view{}
+                                : trim(std::string_view(text).substr(0, colon));
+    std::string_view value = colon == std::string::npos
+                                 ? std::string_view{}
+                                 : trim(std::string_view(text).substr(colon + 1));
     if (name.empty() || value.empty()) return tl::unexpected("Invalid header: \"" + text + "\"");
     bool replaced = false;
     for (auto& [n, v] : headers) {

@@ -11,10 +11,10 @@ DeliveryHandler::DeliveryHandler(const NsqToHttpOptions& options, const HttpPubl
       aggregate_(options.status_every, "[aggregate]:") {
   // With one address its own report would repeat the aggregate one.
   for (const auto& address : addresses_) {
-    per_address_.push_back(addresses_.size() == 1
-                               ? std::make_unique<TimerMetrics>(0, "")
-                               : std::make_unique<TimerMetrics>(options.status_every,
-                                                                "[" + address + "]:"));
+    per_address_.push_back(
+        addresses_.size() == 1
+            ? std::make_unique<TimerMetrics>(0, "")
+            : std::make_unique<TimerMetrics>(options.status_every, "[" + address + "]:"));
   }
 }
 

@@ -2,7 +2,6 @@
 
 #include <chrono>
 #include <string>
-
 #include <tl/expected.hpp>
 
 #include "nsq/http/message.h"

@@ -23,11 +23,11 @@ struct NsqToHttpOptions {
   std::vector<std::string> addresses;  // the --get or the --post URLs
   bool post = false;                   // --post given (else --get)
   std::string content_type = "application/octet-stream";
-  http::HeaderList custom_headers;     // --header
+  http::HeaderList custom_headers;  // --header
   DeliveryMode mode = DeliveryMode::host_pool;
-  int handlers = 100;                  // -n
+  int handlers = 100;  // -n
   int max_in_flight = 200;
-  double sample = 1.0;                 // 0..1
+  double sample = 1.0;  // 0..1
   std::chrono::nanoseconds connect_timeout = std::chrono::seconds(2);
   std::chrono::nanoseconds request_timeout = std::chrono::seconds(20);
   int status_every = 250;

@@ -39,14 +39,26 @@ void append_string(std::string& out, std::string_view s) {
     unsigned char c = static_cast<unsigned char>(s[i]);
     if (c < 0x80) {
       switch (c) {
-        case '"': out += "\\\""; break;
-        case '\\': out += "\\\\"; break;
-        case '\n': out += "\\n"; break;
-        case '\r': out += "\\r"; break;
-        case '\t': out += "\\t"; break;
+        case '"':
+          out += "\\\"";
+          break;
+        case '\\':
+          out += "\\\\";
+          break;
+        case '\n':
+          out += "\\n";
+          break;
+        case '\r':
+          out += "\\r";
+          break;
+        case '\t':
+          out += "\\t";
+          break;
         case '<':
         case '>':
-        case '&': append_u_escape(out, c); break;
+        case '&':
+          append_u_escape(out, c);
+          break;
         default:
           if (c < 0x20) {
             append_u_escape(out, c);
@@ -97,9 +109,9 @@ std::string go_json_float(double value) {
   char buf[64];
   double abs = std::fabs(value);
   bool fixed = abs == 0 || (abs >= 1e-6 && abs < 1e21);
-  auto [end, ec] = fixed ? std::to_chars(buf, buf + sizeof buf, value, std::chars_format::fixed)
-                         : std::to_chars(buf, buf + sizeof buf, value,
-                                         std::chars_format::scientific);
+  auto [end, ec] = fixed
+                       ? std::to_chars(buf, buf + sizeof buf, value, std::chars_format::fixed)
+                       : std::to_chars(buf, buf + sizeof buf, value, std::chars_format::scientific);
   std::string text(buf, ec == std::errc() ? end : buf);
   if (!fixed) {
     // Go writes e-07 as e-7 (and e+07 as e+7).
@@ -113,13 +125,21 @@ std::string go_json_float(double value) {
 
 void append_go_json(std::string& out, const rapidjson::Value& value) {
   switch (value.GetType()) {
-    case rapidjson::kNullType: out += "null"; break;
-    case rapidjson::kFalseType: out += "false"; break;
-    case rapidjson::kTrueType: out += "true"; break;
+    case rapidjson::kNullType:
+      out += "null";
+      break;
+    case rapidjson::kFalseType:
+      out += "false";
+      break;
+    case rapidjson::kTrueType:
+      out += "true";
+      break;
     case rapidjson::kStringType:
       append_string(out, std::string_view(value.GetString(), value.GetStringLength()));
       break;
-    case rapidjson::kNumberType: append_number(out, value); break;
+    case rapidjson::kNumberType:
+      append_number(out, value);
+      break;
     case rapidjson::kArrayType: {
       out.push_back('[');
       bool first = true;

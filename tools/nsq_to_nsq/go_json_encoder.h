@@ -1,8 +1,8 @@
 #pragma once
 
-#include <string>
-
 #include <rapidjson/document.h>
+
+#include <string>
 
 namespace nsq::tools::to_nsq_bridge {
 

@@ -15,10 +15,10 @@ Republisher::Republisher(const NsqToNsqOptions& options, std::vector<client::Pro
       aggregate_(options.status_every, "[aggregate]:") {
   // With one destination its own report would repeat the aggregate one.
   for (const auto& address : options.destinations) {
-    per_destination_.push_back(options.destinations.size() == 1
-                                   ? std::make_unique<TimerMetrics>(0, "")
-                                   : std::make_unique<TimerMetrics>(options.status_every,
-                                                                    "[" + address + "]:"));
+    per_destination_.push_back(
+        options.destinations.size() == 1
+            ? std::make_unique<TimerMetrics>(0, "")
+            : std::make_unique<TimerMetrics>(options.status_every, "[" + address + "]:"));
   }
 }
 
@@ -37,9 +37,13 @@ client::HandlerResult Republisher::handle(client::Message& message,
     FilterDecision decision = filter_.apply(message.body());
     if (!decision.log.empty()) log_line(decision.log);
     switch (decision.action) {
-      case FilterDecision::Action::drop: return {};
-      case FilterDecision::Action::requeue: return tl::unexpected(std::string("backoff"));
-      case FilterDecision::Action::publish: body = std::move(decision.body); break;
+      case FilterDecision::Action::drop:
+        return {};
+      case FilterDecision::Action::requeue:
+        return tl::unexpected(std::string("backoff"));
+      case FilterDecision::Action::publish:
+        body = std::move(decision.body);
+        break;
     }
   } else {
     body = message.body();

@@ -84,8 +84,8 @@ tl::expected<Fd, std::string> connect_to(const std::string& host, std::uint16_t 
     auto connect_deadline = std::min(deadline, Clock::now() + connect_timeout);
     if (::connect(fd.get(), ai->ai_addr, ai->ai_addrlen) != 0) {
       if (errno != EINPROGRESS || !wait_for(fd.get(), POLLOUT, connect_deadline)) {
-        last_error =
-            "connect " + where + ": " + (errno == EINPROGRESS ? "i/o timeout" : std::strerror(errno));
+        last_error = "connect " + where + ": " +
+                     (errno == EINPROGRESS ? "i/o timeout" : std::strerror(errno));
         continue;
       }
       int err = 0;
@@ -179,7 +179,8 @@ std::optional<Head> parse_head(std::string_view head) {
     auto colon = line.find(':');
     if (colon == std::string_view::npos) continue;
     std::string_view value = line.substr(colon + 1);
-    while (!value.empty() && (value.front() == ' ' || value.front() == '\t')) value.remove_prefix(1);
+    while (!value.empty() && (value.front() == ' ' || value.front() == '\t'))
+      value.remove_prefix(1);
     while (!value.empty() && (value.back() == ' ' || value.back() == '\t')) value.remove_suffix(1);
     out.headers.emplace_back(lower(line.substr(0, colon)), std::string(value));
   }
@@ -195,8 +196,7 @@ const std::string* find_header(const HeaderList& headers, std::string_view lower
 
 // Sends `raw_request` on a new connection and reads one response.
 tl::expected<ClientResponse, std::string> exchange(const std::string& host, std::uint16_t port,
-                                                   std::string_view raw_request,
-                                                   bool head_request,
+                                                   std::string_view raw_request, bool head_request,
                                                    std::chrono::milliseconds connect_timeout,
                                                    std::chrono::milliseconds request_timeout,
                                                    std::size_t max_body) {
@@ -229,8 +229,7 @@ tl::expected<ClientResponse, std::string> exchange(const std::string& host, std:
           content_length = parse_number(*cl, 10);
           if (!content_length) return tl::unexpected("malformed HTTP response from " + where);
         }
-        if (head_request || head->status / 100 == 1 || head->status == 204 ||
-            head->status == 304) {
+        if (head_request || head->status / 100 == 1 || head->status == 204 || head->status == 304) {
           content_length = 0;
         }
         if (content_length && *content_length > max_body) {
@@ -268,7 +267,8 @@ tl::expected<ClientResponse, std::string> exchange(const std::string& host, std:
     if (raw.size() > max_body + 64 * 1024) {
       return tl::unexpected("response from " + where + " too large");
     }
-    if (!wait_for(fd->get(), POLLIN, deadline)) return tl::unexpected("read " + where + ": i/o timeout");
+    if (!wait_for(fd->get(), POLLIN, deadline))
+      return tl::unexpected("read " + where + ": i/o timeout");
     ssize_t n = ::recv(fd->get(), buf, sizeof buf, 0);
     if (n < 0) {
       if (errno == EINTR || errno == EAGAIN) continue;
@@ -345,7 +345,8 @@ tl::expected<Url, std::string> parse_url(std::string_view url) {
     out.host = std::string(authority.substr(1, close - 1));
     std::string_view after = authority.substr(close + 1);
     if (!after.empty()) {
-      if (after.front() != ':') return tl::unexpected("parse \"" + std::string(url) + "\": bad host");
+      if (after.front() != ':')
+        return tl::unexpected("parse \"" + std::string(url) + "\": bad host");
       port_text = after.substr(1);
     }
   } else {
@@ -357,13 +358,13 @@ tl::expected<Url, std::string> parse_url(std::string_view url) {
   if (!port_text.empty()) {
     auto port = parse_number(port_text, 10);
     if (!port || *port == 0 || *port > 65535) {
-      return tl::unexpected("parse \"" + std::string(url) + "\": invalid port \":" +
-                            std::string(port_text) + "\" after host");
+      return tl::unexpected("parse \"" + std::string(url) +
+                            "\": invalid port \":" + std::string(port_text) + "\" after host");
     }
     out.port = static_cast<std::uint16_t>(*port);
   }
-  out.target = target.empty() || target.front() == '?' ? "/" + std::string(target)
-                                                       : std::string(target);
+  out.target =
+      target.empty() || target.front() == '?' ? "/" + std::string(target) : std::string(target);
   return out;
 }
 

@@ -1,5 +1,6 @@
 // nsq_tail against our nsqd: -n, --print-topic, the user agent, signals,
 // and the Go tool's flag errors and exit codes.
+#include <gtest/gtest.h>
 #include <rapidjson/document.h>
 
 #include <chrono>
@@ -7,8 +8,6 @@
 #include <set>
 #include <string>
 #include <vector>
-
-#include <gtest/gtest.h>
 
 #include "testutil/http_client.h"
 #include "testutil/nsqd_process.h"
@@ -81,8 +80,8 @@ TEST_F(NsqTailTest, PrintsExactlyNBodiesThenExitsZero) {
   for (int i = 0; i < 25; ++i) bodies.push_back("message-" + std::to_string(i));
   publish("tail_n", bodies);
 
-  auto r = run_tool(tail_binary(),
-                    {"--topic=tail_n", "--channel=c", "--nsqd-tcp-address=" + nsqd_tcp(), "-n", "10"});
+  auto r = run_tool(tail_binary(), {"--topic=tail_n", "--channel=c",
+                                    "--nsqd-tcp-address=" + nsqd_tcp(), "-n", "10"});
   ASSERT_EQ(r.exit_code, 0) << r.err;
   auto lines = lines_of(r.out);
   ASSERT_EQ(lines.size(), 10u) << r.out;
@@ -138,11 +137,11 @@ TEST_F(NsqTailTest, IdentifiesWithItsUserAgentOnARandomEphemeralChannel) {
 TEST_F(NsqTailTest, ConsumerOptReachesTheConnectionButNotTheUserAgent) {
   publish("tail_opt", {"x"});
   ToolProcess tail;
-  ASSERT_EQ(tail.spawn(tail_binary(), {"--topic=tail_opt", "--channel=c",
-                                       "--nsqd-tcp-address=" + nsqd_tcp(),
-                                       "--consumer-opt=client_id,tail-test",
-                                       "--consumer-opt=user_agent,custom/1"}),
-            "");
+  ASSERT_EQ(
+      tail.spawn(tail_binary(),
+                 {"--topic=tail_opt", "--channel=c", "--nsqd-tcp-address=" + nsqd_tcp(),
+                  "--consumer-opt=client_id,tail-test", "--consumer-opt=user_agent,custom/1"}),
+      "");
   ASSERT_TRUE(tail.wait_stdout_lines(1, 15s)) << tail.stderr_text();
   EXPECT_EQ(client_fields("tail_opt", "c", "client_id"), std::vector<std::string>{"tail-test"});
   // The tool sets its own user agent after the options, as the Go tool does.

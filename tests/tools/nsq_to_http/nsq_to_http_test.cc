@@ -1,6 +1,7 @@
 // nsq_to_http from our nsqd to an HTTP endpoint inside the test: GET with
 // the escaped body in place of %s, POST with the content type and custom
 // headers, a retry after a 500, --sample 0, the Go checks and exit codes.
+#include <gtest/gtest.h>
 #include <rapidjson/document.h>
 
 #include <algorithm>
@@ -14,8 +15,6 @@
 #include <string>
 #include <thread>
 #include <vector>
-
-#include <gtest/gtest.h>
 
 #include "nsq/http/server.h"
 #include "testutil/http_client.h"
@@ -35,9 +34,8 @@ std::string to_http_binary() { return tool_binary_path("nsq_to_http"); }
 // from 0).
 class RecordingEndpoint {
  public:
-  explicit RecordingEndpoint(std::function<int(std::size_t)> status_for = [](std::size_t) {
-    return 200;
-  })
+  explicit RecordingEndpoint(std::function<int(std::size_t)> status_for =
+                                 [](std::size_t) { return 200; })
       : status_for_(std::move(status_for)),
         server_({}, [this](http::Request request, http::ReplyFn reply) {
           http::Response response;
@@ -72,7 +70,7 @@ class RecordingEndpoint {
   std::mutex mu_;
   std::condition_variable cv_;
   std::vector<http::Request> requests_;  // guarded by mu_
-  http::Server server_;                   // last: stopped before the rest goes
+  http::Server server_;                  // last: stopped before the rest goes
 };
 
 struct ChannelFigures {
@@ -81,7 +79,8 @@ struct ChannelFigures {
   long long requeued = -1;
 };
 
-ChannelFigures channel_figures(int http_port, const std::string& topic, const std::string& channel) {
+ChannelFigures channel_figures(int http_port, const std::string& topic,
+                               const std::string& channel) {
   ChannelFigures out;
   auto reply = http_once(http_port, "GET", "/stats?format=json&topic=" + topic);
   if (!reply || reply->status != 200) return out;
@@ -191,11 +190,10 @@ TEST_F(NsqToHttpTest, RetriesWhenTheServerAnswers500First) {
   publish("retry", "try me");
   ToolProcess tool;
   // Short requeue delay and backoff so the retry comes quickly.
-  ASSERT_EQ(tool.spawn(to_http_binary(),
-                       {"--topic=retry", "--nsqd-tcp-address=" + nsqd_tcp(),
-                        "--post=" + endpoint.url("/flaky"),
-                        "--consumer-opt=default_requeue_delay,100ms",
-                        "--consumer-opt=backoff_multiplier,100ms"}),
+  ASSERT_EQ(tool.spawn(to_http_binary(), {"--topic=retry", "--nsqd-tcp-address=" + nsqd_tcp(),
+                                          "--post=" + endpoint.url("/flaky"),
+                                          "--consumer-opt=default_requeue_delay,100ms",
+                                          "--consumer-opt=backoff_multiplier,100ms"}),
             "");
   ASSERT_TRUE(endpoint.wait_requests(2, 20s)) << tool.stderr_text();
   EXPECT_TRUE(wait_drained("retry", "nsq_to_http"));
@@ -214,10 +212,10 @@ TEST_F(NsqToHttpTest, GetNeeds200) {
   ASSERT_TRUE(endpoint.start());
   publish("get201", "x");
   ToolProcess tool;
-  ASSERT_EQ(tool.spawn(to_http_binary(),
-                       {"--topic=get201", "--nsqd-tcp-address=" + nsqd_tcp(),
-                        "--get=" + endpoint.url("/g?m=%s"), "--consumer-opt=default_requeue_delay,50ms",
-                        "--consumer-opt=backoff_multiplier,50ms"}),
+  ASSERT_EQ(tool.spawn(to_http_binary(), {"--topic=get201", "--nsqd-tcp-address=" + nsqd_tcp(),
+                                          "--get=" + endpoint.url("/g?m=%s"),
+                                          "--consumer-opt=default_requeue_delay,50ms",
+                                          "--consumer-opt=backoff_multiplier,50ms"}),
             "");
   ASSERT_TRUE(endpoint.wait_requests(2, 20s)) << tool.stderr_text();
   EXPECT_TRUE(wait_drained("get201", "nsq_to_http"));
@@ -253,11 +251,10 @@ TEST_F(NsqToHttpTest, HostPoolMovesAwayFromAFailingEndpoint) {
     publish("pool", "hp" + std::to_string(i));
   }
   ToolProcess tool;
-  ASSERT_EQ(tool.spawn(to_http_binary(),
-                       {"--topic=pool", "--nsqd-tcp-address=" + nsqd_tcp(),
-                        "--post=" + broken.url("/"), "--post=" + healthy.url("/"),
-                        "--consumer-opt=default_requeue_delay,50ms",
-                        "--consumer-opt=backoff_multiplier,50ms"}),
+  ASSERT_EQ(tool.spawn(to_http_binary(), {"--topic=pool", "--nsqd-tcp-address=" + nsqd_tcp(),
+                                          "--post=" + broken.url("/"), "--post=" + healthy.url("/"),
+                                          "--consumer-opt=default_requeue_delay,50ms",
+                                          "--consumer-opt=backoff_multiplier,50ms"}),
             "");
   ASSERT_TRUE(healthy.wait_requests(10, 30s)) << tool.stderr_text();
   EXPECT_TRUE(wait_drained("pool", "nsq_to_http"));
@@ -324,7 +321,8 @@ TEST(NsqToHttpFlagsTest, GoChecksAndExitCodes) {
 
   auto bad = run_tool(to_http_binary(), {"--sample=lots"});
   EXPECT_EQ(bad.exit_code, 2);
-  EXPECT_EQ(bad.err.rfind("invalid value \"lots\" for flag -sample: parse error\n", 0), 0u) << bad.err;
+  EXPECT_EQ(bad.err.rfind("invalid value \"lots\" for flag -sample: parse error\n", 0), 0u)
+      << bad.err;
   auto help = run_tool(to_http_binary(), {"--help"});
   EXPECT_EQ(help.exit_code, 0);
   EXPECT_NE(help.err.find("  -content-type string\n"), std::string::npos) << help.err;

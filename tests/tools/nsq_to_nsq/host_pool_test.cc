@@ -42,8 +42,8 @@ TEST(HostPool, SkipsAFailedHostUntilItsRetryTime) {
 TEST(HostPool, RestDoublesOnRepeatedFailures) {
   HostPool pool({"a", "b"});
   auto now = HostPool::Clock::now();
-  pool.mark(0, false, now);         // rests 30 s
-  pool.mark(0, false, now + 31s);   // rests 60 s more
+  pool.mark(0, false, now);        // rests 30 s
+  pool.mark(0, false, now + 31s);  // rests 60 s more
   EXPECT_EQ(pool.pick(now + 80s), 1u);
   EXPECT_EQ(pool.pick(now + 80s), 1u);
 }

@@ -1,6 +1,7 @@
 // nsq_to_nsq between two of our nsqd: 100k messages copied (counts via
 // /stats, bodies by consuming the destination), JSON filtering end to end,
 // round-robin over two destinations, --destination-topic, the flag checks.
+#include <gtest/gtest.h>
 #include <rapidjson/document.h>
 
 #include <algorithm>
@@ -12,8 +13,6 @@
 #include <string>
 #include <thread>
 #include <vector>
-
-#include <gtest/gtest.h>
 
 #include "testutil/http_client.h"
 #include "testutil/nsqd_process.h"
@@ -40,7 +39,7 @@ std::vector<std::string> lines_of(const std::string& text) {
 
 struct TopicFigures {
   long long message_count = -1;
-  long long channel_depth = -1;      // of the asked channel, -1 if absent
+  long long channel_depth = -1;  // of the asked channel, -1 if absent
   long long channel_in_flight = -1;
 };
 
@@ -165,13 +164,13 @@ TEST_F(NsqToNsqTest, JsonFiltersEndToEnd) {
        {R"({"kind":"order","id":1,"secret":"s"})", R"({"kind":"refund","id":2})", "not json",
         R"({"kind":"order","id":3.0,"note":"a&b"})"});
   ToolProcess bridge;
-  ASSERT_EQ(bridge.spawn(bridge_binary(),
-                         {"--topic=events", "--nsqd-tcp-address=" + source_->tcp(),
-                          "--destination-nsqd-tcp-address=" + destination_->tcp(),
-                          "--destination-topic=orders", "--require-json-field=kind",
-                          "--require-json-value=order", "--whitelist-json-field=id",
-                          "--whitelist-json-field=note"}),
-            "");
+  ASSERT_EQ(
+      bridge.spawn(bridge_binary(), {"--topic=events", "--nsqd-tcp-address=" + source_->tcp(),
+                                     "--destination-nsqd-tcp-address=" + destination_->tcp(),
+                                     "--destination-topic=orders", "--require-json-field=kind",
+                                     "--require-json-value=order", "--whitelist-json-field=id",
+                                     "--whitelist-json-field=note"}),
+      "");
   // Two pass; the refund and the undecodable one are dropped (FIN'd).
   EXPECT_TRUE(wait_for_figures(
       source_->http(), "events", "nsq_to_nsq",

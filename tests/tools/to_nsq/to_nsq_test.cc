@@ -1,6 +1,7 @@
 // to_nsq against our nsqd: to_nsq | nsq_tail round trips (direct and
 // through nsqlookupd), fan-out to every address, the delimiter rules and
 // v1.3.0's last-byte quirk, --rate, fatal errors, signals.
+#include <gtest/gtest.h>
 #include <rapidjson/document.h>
 
 #include <chrono>
@@ -9,8 +10,6 @@
 #include <string>
 #include <thread>
 #include <vector>
-
-#include <gtest/gtest.h>
 
 #include "testutil/http_client.h"
 #include "testutil/nsqd_process.h"
@@ -86,8 +85,8 @@ TEST_F(ToNsqTest, PipedIntoNsqTailWithNsqdAddress) {
   ASSERT_EQ(pub.exit_code, 0) << pub.err;
   EXPECT_EQ(topic_message_count(nsqd->process.http_port(), "rt"), 200);
 
-  auto tail = run_tool(tail_binary(),
-                       {"--topic=rt", "--channel=c", "--nsqd-tcp-address=" + nsqd->tcp(), "-n", "200"});
+  auto tail = run_tool(tail_binary(), {"--topic=rt", "--channel=c",
+                                       "--nsqd-tcp-address=" + nsqd->tcp(), "-n", "200"});
   ASSERT_EQ(tail.exit_code, 0) << tail.err;
   EXPECT_EQ(lines_of(tail.out), expected);
 }
@@ -137,10 +136,10 @@ TEST_F(ToNsqTest, PipedIntoNsqTailThroughLookupd) {
   }
   ASSERT_TRUE(registered);
 
-  auto tail = run_tool(tail_binary(),
-                       {"--topic=rt_lookup", "--channel=c",
-                        "--lookupd-http-address=127.0.0.1:" + std::to_string(lookupd.http_port()),
-                        "-n", "3"});
+  auto tail = run_tool(
+      tail_binary(),
+      {"--topic=rt_lookup", "--channel=c",
+       "--lookupd-http-address=127.0.0.1:" + std::to_string(lookupd.http_port()), "-n", "3"});
   ASSERT_EQ(tail.exit_code, 0) << tail.err;
   EXPECT_EQ(lines_of(tail.out), (std::vector<std::string>{"one", "two", "three"}));
 }
@@ -164,13 +163,13 @@ TEST_F(ToNsqTest, DelimiterEmptyChunksAndTheLastByteQuirk) {
   ASSERT_TRUE(nsqd);
   // Chunks: "a," "bb," "," "cd" -> "a", "bb", (empty, skipped), "c" (the
   // final chunk has no delimiter, yet its last byte is dropped: v1.3.0).
-  auto pub = run_tool(to_nsq_binary(),
-                      {"--topic=delim", "--delimiter=,", "--nsqd-tcp-address=" + nsqd->tcp()},
-                      "a,bb,,cd");
+  auto pub =
+      run_tool(to_nsq_binary(),
+               {"--topic=delim", "--delimiter=,", "--nsqd-tcp-address=" + nsqd->tcp()}, "a,bb,,cd");
   ASSERT_EQ(pub.exit_code, 0) << pub.err;
   ASSERT_EQ(topic_message_count(nsqd->process.http_port(), "delim"), 3);
-  auto tail = run_tool(tail_binary(),
-                       {"--topic=delim", "--channel=c", "--nsqd-tcp-address=" + nsqd->tcp(), "-n", "3"});
+  auto tail = run_tool(tail_binary(), {"--topic=delim", "--channel=c",
+                                       "--nsqd-tcp-address=" + nsqd->tcp(), "-n", "3"});
   ASSERT_EQ(tail.exit_code, 0) << tail.err;
   EXPECT_EQ(lines_of(tail.out), (std::vector<std::string>{"a", "bb", "c"}));
 }
@@ -188,14 +187,15 @@ TEST_F(ToNsqTest, RateLimitsMessagesPerSecond) {
   ASSERT_EQ(pub.exit_code, 0) << pub.err;
   EXPECT_EQ(topic_message_count(nsqd->process.http_port(), "rate"), 31);
   EXPECT_GE(took, 1300ms);
-  EXPECT_NE(pub.err.find("Throttling messages rate to max:20/second"), std::string::npos) << pub.err;
+  EXPECT_NE(pub.err.find("Throttling messages rate to max:20/second"), std::string::npos)
+      << pub.err;
 }
 
 TEST_F(ToNsqTest, PublishErrorIsFatal) {
   auto nsqd = start_nsqd();
   ASSERT_TRUE(nsqd);
-  auto pub = run_tool(to_nsq_binary(), {"--topic=bad!topic", "--nsqd-tcp-address=" + nsqd->tcp()},
-                      "x\n");
+  auto pub =
+      run_tool(to_nsq_binary(), {"--topic=bad!topic", "--nsqd-tcp-address=" + nsqd->tcp()}, "x\n");
   EXPECT_EQ(pub.exit_code, 1);
   EXPECT_NE(pub.err.find("E_BAD_TOPIC"), std::string::npos) << pub.err;
 }

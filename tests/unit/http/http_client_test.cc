@@ -2,8 +2,6 @@
 // nsq::http::Server and against a raw socket peer answering canned bytes
 // (chunked, close-delimited, silent).
 
-#include "nsq/http/client.h"
-
 #include <arpa/inet.h>
 #include <gtest/gtest.h>
 #include <netinet/in.h>
@@ -15,6 +13,7 @@
 #include <string>
 #include <thread>
 
+#include "nsq/http/client.h"
 #include "nsq/http/server.h"
 
 namespace nsq::http {

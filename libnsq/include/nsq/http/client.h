@@ -4,7 +4,6 @@
 #include <cstdint>
 #include <string>
 #include <string_view>
-
 #include <tl/expected.hpp>
 
 #include "nsq/http/message.h"
@@ -55,7 +54,7 @@ tl::expected<ClientResponse, std::string> request(const ClientRequest& request);
 // The parts of an absolute http:// URL that a request needs.
 struct Url {
   std::string authority;  // "host[:port]" as written: Go's Host header
-  std::string host;  // without brackets for IPv6
+  std::string host;       // without brackets for IPv6
   std::uint16_t port = 80;
   std::string target = "/";  // path (as written, "/" if empty) and "?query"; no fragment
 };
