@@ -285,6 +285,43 @@ TEST_F(NsqToHttpTest, UnknownModeSendsToEveryAddress) {
   EXPECT_EQ(bodies_of(second.requests()), (std::multiset<std::string>{"m1", "m2"}));
 }
 
+TEST_F(NsqToHttpTest, DiscoversNsqdThroughLookupd) {
+  if (nsqlookupd_binary_path().empty()) GTEST_SKIP() << "nsqlookupd not built";
+  NsqlookupdProcess lookupd;
+  ASSERT_EQ(lookupd.start({}), "");
+  TempDir dir;
+  NsqdProcess nsqd;
+  NsqdProcess::Options o;
+  o.data_path = dir.path();
+  o.require_http = true;
+  o.extra_args = {"--lookupd-tcp-address=127.0.0.1:" + std::to_string(lookupd.tcp_port()),
+                  "--broadcast-address=127.0.0.1"};
+  ASSERT_EQ(nsqd.start(o), "");
+  auto reply = http_once(nsqd.http_port(), "POST", "/pub?topic=found", "via lookupd");
+  ASSERT_TRUE(reply && reply->status == 200);
+  // Wait until nsqlookupd knows the topic's producer.
+  auto deadline = Clock::now() + 10s;
+  bool registered = false;
+  while (!registered && Clock::now() < deadline) {
+    auto r = http_once(lookupd.http_port(), "GET", "/lookup?topic=found");
+    registered = r && r->status == 200 && r->body.find("\"tcp_port\"") != std::string::npos;
+    if (!registered) std::this_thread::sleep_for(20ms);
+  }
+  ASSERT_TRUE(registered);
+
+  RecordingEndpoint endpoint;
+  ASSERT_TRUE(endpoint.start());
+  ToolProcess tool;
+  ASSERT_EQ(tool.spawn(to_http_binary(),
+                       {"--topic=found",
+                        "--lookupd-http-address=127.0.0.1:" + std::to_string(lookupd.http_port()),
+                        "--post=" + endpoint.url("/l")}),
+            "");
+  ASSERT_TRUE(endpoint.wait_requests(1, 15s)) << tool.stderr_text();
+  EXPECT_EQ(endpoint.requests()[0].body, "via lookupd");
+  stop(tool);
+}
+
 TEST(NsqToHttpFlagsTest, GoChecksAndExitCodes) {
   if (to_http_binary().empty()) GTEST_SKIP() << "nsq_to_http not built";
   auto version = run_tool(to_http_binary(), {"--version"});
