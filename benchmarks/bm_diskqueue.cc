@@ -59,6 +59,20 @@ void BM_Put(benchmark::State& state) {
   state.SetBytesProcessed(state.iterations() * state.range(0));
 }
 
+// args: record size. Durable puts (Durability::fsync) on a queue with the
+// default sync_every: each put returns once its record is fsynced; threads
+// share fsyncs (group commit). records_per_fsync is the group size reached.
+void BM_PutDurable(benchmark::State& state) {
+  std::string record(static_cast<std::size_t>(state.range(0)), 'x');
+  for (auto _ : state) {
+    if (g_shared->queue->put(record, nsq::diskqueue::Durability::fsync)) {
+      state.SkipWithError("put failed");
+    }
+  }
+  state.SetItemsProcessed(state.iterations());
+  state.SetBytesProcessed(state.iterations() * state.range(0));
+}
+
 // args: record size, sync_every. One extra thread reads everything the
 // writers put, concurrently; the clock stops when the reader has all.
 void BM_PutRead(benchmark::State& state) {
@@ -136,6 +150,9 @@ void queue_args(benchmark::internal::Benchmark* b) {
 BENCHMARK(BM_MachineSequentialWrite)->Unit(benchmark::kMillisecond)->UseRealTime();
 BENCHMARK(BM_MachineFsync)->UseRealTime();
 BENCHMARK(BM_Put)->Apply(queue_args)->Setup(setup_queue)->Teardown(teardown_queue)
+    ->Threads(1)->Threads(4)->Threads(16)->UseRealTime();
+BENCHMARK(BM_PutDurable)->Args({100, 2500})->Args({1024, 2500})->ArgNames({"size", "sync_every"})
+    ->Setup(setup_queue)->Teardown(teardown_queue)
     ->Threads(1)->Threads(4)->Threads(16)->UseRealTime();
 BENCHMARK(BM_PutRead)->Apply(queue_args)->Setup(setup_queue)->Teardown(teardown_queue)
     ->Threads(1)->Threads(16)->UseRealTime();

@@ -14,6 +14,7 @@ class Category final : public std::error_category {
       case errc::invalid_size: return "invalid message write size";
       case errc::not_a_directory: return "data path is not a directory";
       case errc::corrupt_metadata: return "corrupt metadata";
+      case errc::invalid_token: return "read token not handed out by this queue";
     }
     return "unknown diskqueue error";
   }

@@ -32,6 +32,32 @@ enum class LogLevel { debug, info, warn, error };
 // from whichever thread hit the event, never with a queue lock held.
 using Logger = std::function<void(LogLevel, std::string_view)>;
 
+// How far a put goes before it returns.
+enum class Durability {
+  // Once the record is in the segment file (page cache): a killed process
+  // loses nothing, a power cut may lose what Options::sync_every has not
+  // fsynced yet. With sync_every == 1 this means fsync as well.
+  written,
+  // Once the record is fsynced, whatever sync_every says. Concurrent callers
+  // share each fsync (group commit), and records are written while the
+  // previous group's fsync runs.
+  fsync,
+};
+
+// Where a read record ends, handed out with it; commit_read() takes it back.
+// Plain data, cheap to copy and store beside an in-flight message.
+struct ReadToken {
+  std::int64_t file_num = 0;  // segment and offset just past the record
+  std::int64_t pos = 0;
+  std::uint64_t seq = 0;      // records read since open, this one included
+  std::uint64_t epoch = 0;    // bumped by empty() and by a corrupt-position restart
+};
+
+struct ReadRecord {
+  std::string data;
+  ReadToken token;
+};
+
 struct Options {
   // Base of every file name: NAME.diskqueue.NNNNNN.dat, NAME.diskqueue.meta.dat.
   std::string name;
@@ -45,13 +71,20 @@ struct Options {
   std::int32_t min_msg_size = 0;
   std::int32_t max_msg_size = 1024 * 1024 + 26;
   // A checkpoint (fsync + meta file) runs in the background once this many
-  // puts and reads happened since the last one. 1 means more: every put
-  // returns only after its record is fsynced (concurrent puts share the
-  // fsync); the meta file then follows on sync_timeout, which is safe because
-  // reopening counts the records found past the checkpoint.
+  // puts and reads (commits, with manual_read_commit) happened since the last
+  // one. 1 means more: every put is Durability::fsync. The meta file follows
+  // on sync_timeout, which is safe because reopening counts the records found
+  // past the checkpoint (docs/diskqueue_format.md, "Durable puts").
   std::int64_t sync_every = 2500;
   // ... and at the latest this long after the first unsynced operation.
   std::chrono::milliseconds sync_timeout{2000};
+  // false: a record is consumed when it is read (NSQ's behaviour).
+  // true: reading only moves the reader; the read position written to the
+  // meta file, and the deletion of finished segments, advance only with
+  // commit_read(). After a crash, or close() and open(), reading starts again
+  // at the last committed position, so records read but not committed are
+  // delivered again (at-least-once).
+  bool manual_read_commit = false;
   // Runs the timed syncs; several queues should share one. Null: the queue
   // starts a scheduler of its own.
   std::shared_ptr<SyncScheduler> scheduler;
@@ -62,12 +95,13 @@ struct Options {
 // segments of [4-byte big-endian length][payload] records plus a three-line
 // text checkpoint (docs/diskqueue_format.md).
 //
-// Thread safety: put(), put_batch(), depth(), sync(), empty() may be called
-// from any number of threads at once; concurrent puts are written with one
-// write() and, when a sync is due, share one fsync (group commit). Reading
-// (try_read, read_batch, wait_readable, notify_when_readable) is for one
-// consumer at a time: calls are serialised, records come out in put order.
-// Every call blocks on file I/O: keep it off event-loop threads.
+// Thread safety: put(), put_batch(), commit_read(), depth(), sync(), empty()
+// may be called from any number of threads at once; concurrent puts are
+// written with one write() per group and share fsyncs (group commit).
+// Reading (try_read, read_batch, try_read_record, read_records,
+// wait_readable, notify_when_readable) is for one consumer at a time: calls
+// are serialised, records come out in put order. Every call may block on
+// file I/O: keep it off event-loop threads.
 class DiskQueue {
  public:
   // Opens (or creates, on first put) the queue in options.data_path,
@@ -78,15 +112,17 @@ class DiskQueue {
   DiskQueue(const DiskQueue&) = delete;
   DiskQueue& operator=(const DiskQueue&) = delete;
 
-  // Appends one record. Returns once it is written to the segment file; with
-  // sync_every == 1, once it is fsynced (concurrent puts share the fsync).
-  // Otherwise a due checkpoint runs in the background. errc::invalid_size,
-  // errc::exiting, or the errno of a failed write (the queue stays usable).
-  std::error_code put(std::string_view record);
+  // Appends one record; returns once it is as durable as `durability` asks
+  // (see Durability). Otherwise a due checkpoint runs in the background.
+  // errc::invalid_size, errc::exiting, or the errno of a failed write or
+  // fsync (the queue stays usable; a record whose put failed may still be
+  // stored and read: at-least-once, as a retried publish).
+  std::error_code put(std::string_view record, Durability durability = Durability::written);
 
   // Appends records in order with as few writes as possible. On an error the
   // records before the failing one may be stored (as NSQ's MPUB does).
-  std::error_code put_batch(std::span<const std::string_view> records);
+  std::error_code put_batch(std::span<const std::string_view> records,
+                            Durability durability = Durability::written);
 
   // The next record, or nullopt when the queue is empty or closed. Corrupt
   // data is never returned: the segment holding it is renamed *.bad and
@@ -108,15 +144,34 @@ class DiskQueue {
   // spuriously; try_read then returns nullopt and the caller arms it again.
   void notify_when_readable(std::function<void()> callback);
 
-  // Records written and not yet read.
+  // The same as try_read/read_batch, each record with the token to pass to
+  // commit_read().
+  std::optional<ReadRecord> try_read_record();
+  std::vector<ReadRecord> read_records(std::size_t max_records, std::size_t max_bytes);
+
+  // With manual_read_commit: every record read up to and including the one
+  // `token` came with is done. Commits may come from any thread; a token at
+  // or behind the committed position (or from before an empty()) is ignored,
+  // so committing out of order is harmless but only the furthest counts.
+  // The new position reaches the meta file with the next checkpoint (by
+  // sync_every / sync_timeout, or at once when it leaves a segment, which is
+  // then deleted). errc::invalid_token for a token past the reader. Without
+  // manual_read_commit, reads commit themselves and this does nothing.
+  std::error_code commit_read(const ReadToken& token);
+
+  // Records written and not yet read (exact). With manual_read_commit the
+  // records read but not committed are counted by uncommitted() instead; the
+  // meta file holds depth() + uncommitted(), the records a reopen delivers.
   std::int64_t depth() const;
+  std::int64_t uncommitted() const;
 
   // fsync the write segment and write the checkpoint now: every record whose
   // put returned before this call is durable when it returns.
   std::error_code sync();
 
   // Drops every record: deletes the segments and the meta file (*.bad files
-  // are kept) and starts over on a new segment number.
+  // are kept) and starts over on a new segment number. Uncommitted reads are
+  // dropped too.
   std::error_code empty();
 
   // Flushes, writes the checkpoint and closes the files. Later calls get
@@ -126,9 +181,11 @@ class DiskQueue {
   // Closes without a checkpoint; with empty() first, this removes the queue.
   std::error_code remove();
 
-  // Where the reader and writer are, for tests and stats.
+  // Where the reader and writer are, for tests and stats. The commit
+  // position equals the read position without manual_read_commit.
   struct Positions {
     std::int64_t read_file_num, read_pos, write_file_num, write_pos, depth;
+    std::int64_t commit_file_num = 0, commit_pos = 0, uncommitted = 0;
   };
   Positions positions() const;
 
@@ -136,26 +193,40 @@ class DiskQueue {
   std::filesystem::path meta_path() const;
 
  private:
-  enum class OpKind { put, empty, close, remove, bad_segment };
-  struct Op;
-  struct File;  // an open segment, closed when the last user lets go
+  enum class OpKind { empty, close, remove, bad_segment };
+  struct Batch;  // records appended together, written with one write()
+  struct File;   // an open segment, closed when the last user lets go
 
   explicit DiskQueue(Options options);
   std::error_code recover();
+  void delete_orphans_behind(std::int64_t file_num) const;
 
-  // Group commit: every writer-side operation queues up; the one at the front
-  // (the leader) runs it, plus the puts queued behind it, then hands over.
-  std::error_code submit(Op& op);
-  void lead(std::unique_lock<std::mutex>& lock, Op& leader);
-  static void finish_group(const std::vector<Op*>& group, Op& leader);  // mu_ held
-  std::error_code write_group(std::unique_lock<std::mutex>& lock);
-  std::error_code await_fsync(std::unique_lock<std::mutex>& lock, std::uint64_t target,
-                              std::size_t waiters);
-  std::error_code flush_staging(std::unique_lock<std::mutex>& lock, std::int64_t records);
+  // Group commit (disk_queue_write.cc). Two roles, each held by at most one
+  // caller at a time: the writer writes the open batch, the syncer fsyncs
+  // every written batch at once. Whoever waits and sees a free role with
+  // work behind it takes it, so the next group is written while the
+  // previous group's fsync runs.
+  std::error_code append_and_wait(std::span<const std::string_view> records, bool durable);
+  void drive(std::unique_lock<std::mutex>& lock, Batch& mine, std::uint32_t need);
+  void write_batches(std::unique_lock<std::mutex>& lock, const Batch& mine, std::uint32_t need);
+  void write_open_batch(std::unique_lock<std::mutex>& lock);
+  void sync_batches(std::unique_lock<std::mutex>& lock);
+  void release_writer(std::unique_lock<std::mutex>& lock);
+  std::error_code write_records(std::unique_lock<std::mutex>& lock, std::string_view data,
+                                std::int64_t records);
+  std::error_code flush(std::unique_lock<std::mutex>& lock, std::string_view data,
+                        std::int64_t records);
   std::error_code roll_segment(std::unique_lock<std::mutex>& lock);
+
+  // Writer-side operations other than puts: take the writer role, finish
+  // every pending put, then run alone.
+  std::error_code control(OpKind kind, std::int64_t file_num = 0, std::uint64_t generation = 0);
   void do_empty(std::unique_lock<std::mutex>& lock);
   void do_bad_segment(std::unique_lock<std::mutex>& lock, std::int64_t file_num,
                       std::uint64_t generation);
+  void reset_commit_locked();  // mu_ held: commit position := read position
+  void segment_finished_locked(std::int64_t file_num);  // mu_ held
+  void advance_commit_locked();  // mu_ held: past the finished segments fully committed
   void close_files();
   void remove_segments(std::int64_t first, std::int64_t last) const;
 
@@ -166,7 +237,7 @@ class DiskQueue {
 
   // Reader side; called with read_mu_ held.
   enum class ReadStep { record, empty, bad_segment, retry };
-  ReadStep read_one(std::string& out, std::int64_t& bad_file, std::uint64_t& bad_generation);
+  ReadStep read_one(ReadRecord& out, std::int64_t& bad_file, std::uint64_t& bad_generation);
   bool fill_buffer(std::int64_t pos, std::size_t need, std::int64_t end);
   void reset_read_buffer();
   void close_read_file();
@@ -183,13 +254,12 @@ class DiskQueue {
 
   // State shared by the writer and the reader.
   mutable std::mutex mu_;
-  std::deque<Op*> ops_;              // guarded by mu_; front is the leader
-  std::int64_t depth_ = 0;           // guarded by mu_
+  std::int64_t depth_ = 0;           // guarded by mu_: records not yet read
   std::int64_t read_file_num_ = 0;   // guarded by mu_: next record to read
   std::int64_t read_pos_ = 0;        // guarded by mu_
-  std::int64_t write_file_num_ = 0;  // guarded by mu_, changed only by the leader
-  std::int64_t write_pos_ = 0;       // guarded by mu_, changed only by the leader
-  std::shared_ptr<File> write_file_;  // guarded by mu_, changed only by the leader
+  std::int64_t write_file_num_ = 0;  // guarded by mu_, changed only by the writer role
+  std::int64_t write_pos_ = 0;       // guarded by mu_, changed only by the writer role
+  std::shared_ptr<File> write_file_;  // guarded by mu_, changed only by the writer role
   std::int64_t unsynced_ops_ = 0;    // guarded by mu_
   std::uint64_t generation_ = 0;     // guarded by mu_; bumped when files vanish under the reader
   bool closed_ = false;              // guarded by mu_
@@ -199,30 +269,42 @@ class DiskQueue {
   SyncScheduler::TaskId checkpoint_id_ = 0;  // guarded by mu_
   std::function<void()> on_readable_;   // guarded by mu_
 
-  // Durability of puts with sync_every == 1 (await_fsync); guarded by mu_.
-  std::uint64_t written_seq_ = 0;  // records written so far
-  std::uint64_t synced_seq_ = 0;   // records known fsynced
-  std::uint64_t failed_seq_ = 0;   // records whose fsync failed ...
-  std::error_code failed_ec_;      // ... with this error
-  bool fsync_running_ = false;
-  bool gathering_ = false;
-  std::size_t fsync_waiters_ = 0;
-  std::size_t last_fsync_batch_ = 0;
+  // Manual read commit; guarded by mu_. Records read since open are numbered
+  // 1..read_seq_; those up to committed_seq_ are committed. finished_ lists
+  // the segments the reader left that are not yet behind the commit, with
+  // the number of the last record read in each.
+  std::int64_t commit_file_num_ = 0;
+  std::int64_t commit_pos_ = 0;
+  std::uint64_t read_seq_ = 0;
+  std::uint64_t committed_seq_ = 0;
+  std::uint64_t commit_epoch_ = 0;
+  std::deque<std::pair<std::int64_t, std::uint64_t>> finished_;
+  std::int64_t delete_from_ = 0;  // guarded by meta_mu_: first segment not yet deleted
+
+  // Group commit; guarded by mu_.
+  std::shared_ptr<Batch> open_;                 // takes new records
+  std::deque<std::shared_ptr<Batch>> unsynced_;  // written, waiting for an fsync
+  std::int64_t unsynced_records_ = 0;
+  bool writing_ = false;                        // writer role taken
+  bool syncing_ = false;                        // syncer role taken
+  int control_waiting_ = 0;                     // control ops waiting for the writer role
+  std::condition_variable control_cv_;
+  bool gathering_ = false;                      // the syncer waits for more batches
+  std::condition_variable gather_cv_;
+  std::int64_t last_sync_records_ = 0;          // recent largest fsync group (decays)
+  std::int64_t released_ = 0;                   // durable callers the last fsync released
+  std::int64_t durable_arrivals_ = 0;           // durable callers appended since then
   std::chrono::microseconds last_fsync_time_{0};
-  std::condition_variable sync_cv_;
+  std::string spare_;                           // a written batch's buffer, for reuse
 
   int read_waiters_ = 0;                // guarded by mu_
   std::condition_variable readable_cv_;
 
   // Serialises checkpoints with each other and with operations that delete
   // files (empty, bad segment, close), so a late checkpoint never describes
-  // files that are gone. Lock order: leader role, read_mu_, meta_mu_, mu_.
+  // files that are gone. Lock order: writer role, read_mu_, meta_mu_, mu_.
   std::mutex meta_mu_;
   std::minstd_rand tmp_rand_;  // guarded by meta_mu_
-
-  // Writer side: touched only by the current leader.
-  std::string staging_;
-  std::vector<Op*> group_;
 
   // Reader side: guarded by read_mu_.
   std::mutex read_mu_;

@@ -11,6 +11,7 @@ enum class errc {
   invalid_size,       // record shorter than min_msg_size or longer than max_msg_size
   not_a_directory,    // Options::data_path does not name a directory
   corrupt_metadata,   // the meta file could not be parsed
+  invalid_token,      // commit_read() got a token this queue never handed out
 };
 
 const std::error_category& error_category() noexcept;

@@ -15,7 +15,9 @@ using testutil::TempDir;
 
 // Writers put "w<writer>:<seq>"; a concurrent reader checks each writer's
 // records arrive in order and that the total is exact.
-void run_writers_and_reader(std::int64_t sync_every, int writers, int per_writer) {
+// durable: which writers put with Durability::fsync (by writer index).
+void run_writers_and_reader(std::int64_t sync_every, int writers, int per_writer,
+                            bool (*durable)(int) = nullptr) {
   TempDir dir;
   Options o;
   o.name = "conc";
@@ -32,7 +34,8 @@ void run_writers_and_reader(std::int64_t sync_every, int writers, int per_writer
     threads.emplace_back([&, w] {
       for (int i = 0; i < per_writer; ++i) {
         std::string rec = "w" + std::to_string(w) + ":" + std::to_string(i) + std::string(i % 300, '.');
-        if ((*q)->put(rec)) ++failures;
+        Durability d = durable && durable(w) ? Durability::fsync : Durability::written;
+        if ((*q)->put(rec, d)) ++failures;
       }
     });
   }
@@ -64,6 +67,14 @@ void run_writers_and_reader(std::int64_t sync_every, int writers, int per_writer
 TEST(Concurrency, ManyWritersOneReaderDefaultSync) { run_writers_and_reader(2500, 8, 5000); }
 
 TEST(Concurrency, ManyWritersGroupCommitSyncEveryOne) { run_writers_and_reader(1, 16, 100); }
+
+TEST(Concurrency, DurableAndPlainWritersShareGroups) {
+  run_writers_and_reader(2500, 16, 200, [](int w) { return w % 2 == 0; });
+}
+
+TEST(Concurrency, AllWritersDurable) {
+  run_writers_and_reader(2500, 16, 150, [](int) { return true; });
+}
 
 TEST(Concurrency, EmptyWhileWritingLeavesAConsistentQueue) {
   TempDir dir;
