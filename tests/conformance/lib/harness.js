@@ -58,6 +58,9 @@ async function startNsqd(extraArgs = []) {
     `--data-path=${dataPath}`,
     ...extraArgs,
   ]
+  // The last --http-address wins, as in nsqd's flag parsing; "" disables HTTP.
+  const httpFlags = args.filter((a) => a.startsWith('--http-address='))
+  const wantHttp = httpFlags.length > 0 && httpFlags[httpFlags.length - 1] !== '--http-address='
   const proc = spawn(bin, args, {stdio: ['ignore', 'pipe', 'pipe']})
   let stderr = ''
   let stdout = ''
@@ -92,9 +95,9 @@ async function startNsqd(extraArgs = []) {
       const tcp = /TCP: listening on 127\.0\.0\.1:(\d+)/.exec(stderr)
       if (tcp) tcpPort = Number(tcp[1])
       const httpm = /HTTP: listening on 127\.0\.0\.1:(\d+)/.exec(stderr)
-      if (tcpPort) {
-        // The HTTP line, when the server has one, normally comes in the same
-        // burst; do not wait for it (HTTP is optional for these tests).
+      if (tcpPort && (!wantHttp || httpm)) {
+        // nsqd logs HTTP after TCP, sometimes in a later write: wait for it
+        // when an HTTP listener was asked for, so httpPort is known.
         cleanup()
         resolve({tcpPort, httpPort: httpm ? Number(httpm[1]) : null})
       }
