@@ -116,7 +116,8 @@ tl::expected<State, std::string> parse_reply(std::string_view body,
       }
       auto topic = compile(a.topic_pattern);
       if (!topic) {
-        return tl::unexpected("unable to compile topic \"" + a.topic_pattern + "\" " + topic.error());
+        return tl::unexpected("unable to compile topic \"" + a.topic_pattern + "\" " +
+                              topic.error());
       }
       a.topic = std::move(*topic);
       if (auto c = entry.FindMember("channels"); c != entry.MemberEnd() && !c->value.IsNull()) {
@@ -125,7 +126,8 @@ tl::expected<State, std::string> parse_reply(std::string_view body,
           if (!ch.IsString()) return tl::unexpected(std::string("invalid JSON: channel"));
           std::string pattern(ch.GetString(), ch.GetStringLength());
           auto re = compile(pattern);
-          if (!re) return tl::unexpected("unable to compile channel \"" + pattern + "\" " + re.error());
+          if (!re)
+            return tl::unexpected("unable to compile channel \"" + pattern + "\" " + re.error());
           a.channels.push_back(std::move(*re));
         }
       }
@@ -170,8 +172,8 @@ tl::expected<Endpoint, std::string> parse_address(const std::string& address) {
   if (colon != std::string_view::npos && rest.find(']', colon) != std::string_view::npos) {
     colon = std::string_view::npos;
   }
-  std::string_view port = colon == std::string_view::npos ? (ep.https ? "443" : "80")
-                                                          : rest.substr(colon + 1);
+  std::string_view port =
+      colon == std::string_view::npos ? (ep.https ? "443" : "80") : rest.substr(colon + 1);
   std::string_view host = colon == std::string_view::npos ? rest : rest.substr(0, colon);
   if (host.size() >= 2 && host.front() == '[' && host.back() == ']') {
     host = host.substr(1, host.size() - 2);
@@ -203,11 +205,11 @@ tl::expected<State, std::string> query_any(const std::vector<std::string>& addre
       continue;
     }
     std::string target = ep->path + (ep->path.find('?') == std::string::npos ? "?" : "&") + query;
-    auto resp = ep->https ? https_get(ep->host, ep->port, target, options.root_ca_file,
-                                      options.connect_timeout, options.request_timeout,
-                                      options.max_body)
-                          : http::get(ep->host, ep->port, target, options.connect_timeout,
-                                      options.request_timeout, options.max_body);
+    auto resp = ep->https
+                    ? https_get(ep->host, ep->port, target, options.root_ca_file,
+                                options.connect_timeout, options.request_timeout, options.max_body)
+                    : http::get(ep->host, ep->port, target, options.connect_timeout,
+                                options.request_timeout, options.max_body);
     // As Go's client: a plain server that answers 403 with an https_port
     // (an nsqd-style TLS_REQUIRED) is asked again over https on that port.
     if (resp && !ep->https && resp->status == 403) {

@@ -30,7 +30,8 @@ ConnStream::ConnStream(asio::ip::tcp::socket& socket) : socket_(socket) {}
 
 ConnStream::~ConnStream() = default;
 
-awaitable<std::size_t> ConnStream::read_raw(asio::mutable_buffer buf, boost::system::error_code& ec) {
+awaitable<std::size_t> ConnStream::read_raw(asio::mutable_buffer buf,
+                                            boost::system::error_code& ec) {
   if (tls_) co_return co_await tls_->async_read_some(buf, asio::redirect_error(use_awaitable, ec));
   co_return co_await socket_.async_read_some(buf, asio::redirect_error(use_awaitable, ec));
 }
@@ -56,7 +57,8 @@ std::error_code ConnStream::decode(std::string_view compressed) {
   return {};
 }
 
-awaitable<std::size_t> ConnStream::read_some(asio::mutable_buffer buf, boost::system::error_code& ec) {
+awaitable<std::size_t> ConnStream::read_some(asio::mutable_buffer buf,
+                                             boost::system::error_code& ec) {
   ec = {};
   if (!snappy_in_ && !deflate_in_ && decoded_pos_ == decoded_.size()) {
     co_return co_await read_raw(buf, ec);  // no copy on the plain path
@@ -154,11 +156,16 @@ std::string ConnStream::tls_common_name() const {
 std::string ConnStream::tls_version() const {
   if (!tls_) return {};
   switch (SSL_version(tls_->native_handle())) {
-    case TLS1_VERSION: return "TLS1.0";
-    case TLS1_1_VERSION: return "TLS1.1";
-    case TLS1_2_VERSION: return "TLS1.2";
-    case TLS1_3_VERSION: return "TLS1.3";
-    default: return "Unknown " + std::to_string(SSL_version(tls_->native_handle()));
+    case TLS1_VERSION:
+      return "TLS1.0";
+    case TLS1_1_VERSION:
+      return "TLS1.1";
+    case TLS1_2_VERSION:
+      return "TLS1.2";
+    case TLS1_3_VERSION:
+      return "TLS1.3";
+    default:
+      return "Unknown " + std::to_string(SSL_version(tls_->native_handle()));
   }
 }
 

@@ -45,7 +45,8 @@ class ConnStream {
   // TLS server handshake on the raw socket; `already_read` holds bytes read
   // from the socket before the upgrade (the start of the client's hello when
   // it did not wait). Fails after `timeout` by closing the socket.
-  boost::asio::awaitable<void> start_tls(boost::asio::ssl::context& ctx, std::string_view already_read,
+  boost::asio::awaitable<void> start_tls(boost::asio::ssl::context& ctx,
+                                         std::string_view already_read,
                                          std::chrono::milliseconds timeout,
                                          boost::system::error_code& ec);
   // Compression from now on; `already_read` is the compressed input that was
@@ -72,10 +73,10 @@ class ConnStream {
   std::optional<codec::SnappyStreamDecoder> snappy_in_;
   std::unique_ptr<codec::DeflateStreamEncoder> deflate_out_;
   std::unique_ptr<codec::DeflateStreamDecoder> deflate_in_;
-  std::string raw_;            // compressed bytes read, for the decoder
-  std::string decoded_;        // plain bytes decoded and not yet returned
+  std::string raw_;      // compressed bytes read, for the decoder
+  std::string decoded_;  // plain bytes decoded and not yet returned
   std::size_t decoded_pos_ = 0;
-  std::string encoded_;        // compressed bytes of the write in flight
+  std::string encoded_;  // compressed bytes of the write in flight
   std::error_code codec_error_;
 };
 

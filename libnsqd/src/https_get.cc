@@ -79,40 +79,42 @@ tl::expected<http::ClientResponse, std::string> https_get(
   parser.body_limit(max_body);
 
   bool connected = false;
-  asio::async_connect(stream.next_layer(), endpoints,
-                      [&](boost::system::error_code connect_ec, const tcp::endpoint&) {
-    connected = !connect_ec;
-    if (connect_ec) {
-      failure = "dial tcp " + where + ": " + connect_ec.message();
-      return;
-    }
-    stream.async_handshake(asio::ssl::stream_base::client, [&](boost::system::error_code hs_ec) {
-      if (hs_ec) {
-        failure = "TLS handshake with " + where + ": " + hs_ec.message();
-        return;
-      }
-      bhttp::async_write(stream, req, [&](boost::system::error_code w_ec, std::size_t) {
-        if (w_ec) {
-          failure = "write " + where + ": " + w_ec.message();
+  asio::async_connect(
+      stream.next_layer(), endpoints,
+      [&](boost::system::error_code connect_ec, const tcp::endpoint&) {
+        connected = !connect_ec;
+        if (connect_ec) {
+          failure = "dial tcp " + where + ": " + connect_ec.message();
           return;
         }
-        bhttp::async_read(stream, buffer, parser,
-                          [&](boost::system::error_code r_ec, std::size_t) {
-          if (r_ec) {
-            failure = "read " + where + ": " + r_ec.message();
-            return;
-          }
-          auto& res = parser.get();
-          result.status = static_cast<int>(res.result_int());
-          for (const auto& field : res) {
-            result.headers.emplace_back(lower(std::string(field.name_string())),
-                                        std::string(field.value()));
-          }
-          result.body = std::move(res.body());
-        });
+        stream.async_handshake(
+            asio::ssl::stream_base::client, [&](boost::system::error_code hs_ec) {
+              if (hs_ec) {
+                failure = "TLS handshake with " + where + ": " + hs_ec.message();
+                return;
+              }
+              bhttp::async_write(stream, req, [&](boost::system::error_code w_ec, std::size_t) {
+                if (w_ec) {
+                  failure = "write " + where + ": " + w_ec.message();
+                  return;
+                }
+                bhttp::async_read(
+                    stream, buffer, parser, [&](boost::system::error_code r_ec, std::size_t) {
+                      if (r_ec) {
+                        failure = "read " + where + ": " + r_ec.message();
+                        return;
+                      }
+                      auto& res = parser.get();
+                      result.status = static_cast<int>(res.result_int());
+                      for (const auto& field : res) {
+                        result.headers.emplace_back(lower(std::string(field.name_string())),
+                                                    std::string(field.value()));
+                      }
+                      result.body = std::move(res.body());
+                    });
+              });
+            });
       });
-    });
-  });
   // The connect deadline first, then the rest of the request's.
   const auto start = std::chrono::steady_clock::now();
   ioc.run_for(connect_timeout);

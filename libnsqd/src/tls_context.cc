@@ -38,11 +38,13 @@ tl::expected<std::shared_ptr<ssl::context>, std::string> make_tls_context(const 
     return tl::unexpected(std::string("failed to set TLS minimum version"));
   }
   ctx->use_certificate_chain_file(o.tls_cert, ec);
-  if (ec) return tl::unexpected("failed to load certificate " + o.tls_cert + " - " + openssl_error(ec));
+  if (ec)
+    return tl::unexpected("failed to load certificate " + o.tls_cert + " - " + openssl_error(ec));
   ctx->use_private_key_file(o.tls_key, ssl::context::pem, ec);
   if (ec) return tl::unexpected("failed to load key " + o.tls_key + " - " + openssl_error(ec));
   if (SSL_CTX_check_private_key(native) != 1) {
-    return tl::unexpected(std::string("failed to load key pair - private key does not match certificate"));
+    return tl::unexpected(
+        std::string("failed to load key pair - private key does not match certificate"));
   }
   if (o.tls_client_auth_policy == "require" || o.tls_client_auth_policy == "require-verify") {
     ctx->set_verify_mode(ssl::verify_peer | ssl::verify_fail_if_no_peer_cert);

@@ -23,29 +23,29 @@ class AuthServer {
                       int redirect_to_https_port = 0) {
     http::ServerOptions options;
     options.tls = std::move(tls);
-    server_ = std::make_unique<http::Server>(options, [this, redirect_to_https_port](
-                                                          http::Request req, http::ReplyFn reply) {
-      http::Response r;
-      std::lock_guard lock(mu_);
-      queries_.push_back(req.raw_query);
-      if (redirect_to_https_port != 0) {
-        r.status = 403;
-        r.body = "{\"message\": \"TLS_REQUIRED\", \"https_port\": " +
-                 std::to_string(redirect_to_https_port) + "}";
-        reply(std::move(r));
-        return;
-      }
-      std::string secret = req.query_value("secret").value_or("");
-      auto it = replies_.find(secret);
-      if (req.path != "/auth" || it == replies_.end() || down_) {
-        r.status = down_ ? 500 : 403;
-        r.body = "{}";
-      } else {
-        r.content_type = "application/json";
-        r.body = it->second;
-      }
-      reply(std::move(r));
-    });
+    server_ = std::make_unique<http::Server>(
+        options, [this, redirect_to_https_port](http::Request req, http::ReplyFn reply) {
+          http::Response r;
+          std::lock_guard lock(mu_);
+          queries_.push_back(req.raw_query);
+          if (redirect_to_https_port != 0) {
+            r.status = 403;
+            r.body = "{\"message\": \"TLS_REQUIRED\", \"https_port\": " +
+                     std::to_string(redirect_to_https_port) + "}";
+            reply(std::move(r));
+            return;
+          }
+          std::string secret = req.query_value("secret").value_or("");
+          auto it = replies_.find(secret);
+          if (req.path != "/auth" || it == replies_.end() || down_) {
+            r.status = down_ ? 500 : 403;
+            r.body = "{}";
+          } else {
+            r.content_type = "application/json";
+            r.body = it->second;
+          }
+          reply(std::move(r));
+        });
     EXPECT_EQ(server_->listen("127.0.0.1:0"), "");
     server_->start();
   }
@@ -88,7 +88,9 @@ class AuthTest : public NsqdTest {
   void start_with_auth(std::vector<std::string> extra = {}) {
     auth_.set("good", kGrant);
     auth_.set("empty", R"({"ttl":60,"identity":"nobody","authorizations":[]})");
-    auth_.set("badperm", R"({"ttl":60,"authorizations":[{"topic":".*","channels":[".*"],"permissions":["admin"]}]})");
+    auth_.set(
+        "badperm",
+        R"({"ttl":60,"authorizations":[{"topic":".*","channels":[".*"],"permissions":["admin"]}]})");
     std::vector<std::string> args = {"--auth-http-address=" + auth_.address()};
     args.insert(args.end(), extra.begin(), extra.end());
     start(args);
@@ -110,7 +112,8 @@ TEST_F(AuthTest, GrantedTopicAllowedOtherDenied) {
   FeatureClient c;
   auto reply = authed(c, "good");
   ASSERT_TRUE(reply);
-  EXPECT_EQ(reply->data, R"({"identity":"alice","identity_url":"http://id/alice","permission_count":2})");
+  EXPECT_EQ(reply->data,
+            R"({"identity":"alice","identity_url":"http://id/alice","permission_count":2})");
   EXPECT_EQ(auth_.queries().back(), "common_name=&remote_ip=127.0.0.1&secret=good&tls=false");
 
   c.send("PUB allowed_topic\n" + be32(2) + "hi");
@@ -185,7 +188,9 @@ TEST_F(AuthTest, DisabledWithoutAuthServer) {
 
 TEST_F(AuthTest, ExpiryRequeriesAndDownServerFails) {
   start_with_auth();
-  auth_.set("short", R"({"ttl":1,"identity":"bob","authorizations":[{"topic":".*","channels":[".*"],"permissions":["publish"]}]})");
+  auth_.set(
+      "short",
+      R"({"ttl":1,"identity":"bob","authorizations":[{"topic":".*","channels":[".*"],"permissions":["publish"]}]})");
   FeatureClient c;
   auto r = authed(c, "short");
   ASSERT_TRUE(r);

@@ -65,7 +65,8 @@ TEST_F(CompressionTest, BothCompressionsRefused) {
   FeatureClient c;
   ASSERT_TRUE(c.connect(port()));
   c.identify(R"({"feature_negotiation":true,"snappy":true,"deflate":true})");
-  EXPECT_TRUE(fatal_error(c, "E_IDENTIFY_FAILED cannot enable both deflate and snappy compression"));
+  EXPECT_TRUE(
+      fatal_error(c, "E_IDENTIFY_FAILED cannot enable both deflate and snappy compression"));
 }
 
 // One bad client among good ones: the bad one is closed with a log line, the
@@ -99,7 +100,8 @@ TEST_F(CorruptInputTest, SnappyBadChecksum) {
   connect_upgraded(bad, port(), u);
   std::string cmd = "PUB bad_t\n" + be32(5) + "hello";
   // A stored chunk whose CRC is wrong.
-  std::string chunk = "\x01"s + static_cast<char>(cmd.size() + 4) + "\x00\x00"s + "\x00\x00\x00\x00"s + cmd;
+  std::string chunk =
+      "\x01"s + static_cast<char>(cmd.size() + 4) + "\x00\x00"s + "\x00\x00\x00\x00"s + cmd;
   bad.send_under_compression(kSnappyId + chunk);
   expect_closed_alone(bad, "snappy: corrupt input (checksum mismatch)");
 }
@@ -111,7 +113,8 @@ TEST_F(CorruptInputTest, SnappyCorruptCompressedChunk) {
   connect_upgraded(bad, port(), u);
   // Announces 100 bytes of output, then a copy from before the start.
   std::string block = "\x64\x0a\xff\xff"s;
-  std::string chunk = "\x00"s + static_cast<char>(block.size() + 4) + "\x00\x00"s + "\x12\x34\x56\x78"s + block;
+  std::string chunk =
+      "\x00"s + static_cast<char>(block.size() + 4) + "\x00\x00"s + "\x12\x34\x56\x78"s + block;
   bad.send_under_compression(kSnappyId + chunk);
   expect_closed_alone(bad, "snappy: corrupt input");
 }

@@ -95,8 +95,7 @@ std::optional<Frame> FeatureClient::read_frame(std::chrono::milliseconds timeout
       uint32_t size = get_u32be(pending_.data());
       if (size < 4 || size > 64 * 1024 * 1024) return std::nullopt;
       if (pending_.size() < 4 + size) break;
-      Frame f{static_cast<FrameType>(get_u32be(pending_.data() + 4)),
-              pending_.substr(8, size - 4)};
+      Frame f{static_cast<FrameType>(get_u32be(pending_.data() + 4)), pending_.substr(8, size - 4)};
       pending_.erase(0, 4 + size);
       if (f.type == FrameType::response && f.data == "_heartbeat_") {
         send("NOP\n");
@@ -175,8 +174,6 @@ bool FeatureClient::start_deflate(int level) {
   return decode(early, pending_);
 }
 
-std::string FeatureClient::tls_version() const {
-  return ssl_ ? SSL_get_version(ssl_) : "";
-}
+std::string FeatureClient::tls_version() const { return ssl_ ? SSL_get_version(ssl_) : ""; }
 
 }  // namespace nsq::integration

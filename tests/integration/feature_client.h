@@ -23,7 +23,7 @@ struct TlsClientOptions {
   std::string ca_file;    // verify the server against it; empty: no verification
   std::string cert_file;  // client certificate (with key_file), optional
   std::string key_file;
-  int max_version = 0;    // e.g. TLS1_1_VERSION to offer no more than that; 0: any
+  int max_version = 0;  // e.g. TLS1_1_VERSION to offer no more than that; 0: any
 };
 
 // @par Thread Safety: none; one thread per client.

@@ -61,8 +61,8 @@ inline std::string connect_upgraded(FeatureClient& c, int port, const Upgrades& 
     }
   }
   if (d["snappy"].GetBool() || d["deflate"].GetBool()) {
-    bool started = d["snappy"].GetBool() ? c.start_snappy()
-                                         : c.start_deflate(d["deflate_level"].GetInt());
+    bool started =
+        d["snappy"].GetBool() ? c.start_snappy() : c.start_deflate(d["deflate_level"].GetInt());
     auto ok = c.read_frame(kReply);
     if (!started || !ok || ok->data != "OK") {
       ADD_FAILURE() << "no OK after the compression upgrade";
@@ -120,8 +120,8 @@ inline ::testing::AssertionResult subscribe(FeatureClient& c, const std::string&
 inline ::testing::AssertionResult fatal_error(FeatureClient& c, const std::string& want) {
   auto f = c.read_frame(kReply);
   if (!f || f->type != FrameType::error || f->data != want) {
-    return ::testing::AssertionFailure() << "wanted " << want << ", got "
-                                         << (f ? f->data : std::string("nothing"));
+    return ::testing::AssertionFailure()
+           << "wanted " << want << ", got " << (f ? f->data : std::string("nothing"));
   }
   if (!c.wait_closed(kReply)) return ::testing::AssertionFailure() << "not closed after " << want;
   return ::testing::AssertionSuccess();

@@ -72,7 +72,8 @@ TEST_F(TlsTest, WithSnappyAndWithDeflate) {
     u.deflate_level = 4;
     FeatureClient producer, consumer;
     std::string resp = connect_upgraded(producer, port(), u);
-    EXPECT_NE(resp.find(snappy ? "\"snappy\":true" : "\"deflate\":true"), std::string::npos) << resp;
+    EXPECT_NE(resp.find(snappy ? "\"snappy\":true" : "\"deflate\":true"), std::string::npos)
+        << resp;
     connect_upgraded(consumer, port(), u);
     std::string topic = snappy ? "tls_snappy" : "tls_deflate";
     ASSERT_TRUE(subscribe(consumer, topic, "c"));
@@ -126,7 +127,8 @@ TEST_F(TlsTest, RequiredRefusesPlainClients) {
   auto r = testutil::HttpClient(http_port()).request("GET", "/ping");
   ASSERT_TRUE(r);
   EXPECT_EQ(r->status, 403);
-  EXPECT_EQ(r->body, "{\"message\": \"TLS_REQUIRED\", \"https_port\": " + std::to_string(hport) + "}");
+  EXPECT_EQ(r->body,
+            "{\"message\": \"TLS_REQUIRED\", \"https_port\": " + std::to_string(hport) + "}");
   EXPECT_EQ(r->header("x-nsq-content-type").value_or(""), "nsq; version=1.0");
 }
 
@@ -271,7 +273,8 @@ TEST_F(TlsTest, UnreadableCertificateFailsStartup) {
     NsqdProcess p;
     o.extra_args = {"--tls-cert=" + pki_.server_cert(), "--tls-key=" + pki_.rogue_key()};
     std::string err = p.start(o);
-    EXPECT_NE(err.find("failed to build TLS config - failed to load key"), std::string::npos) << err;
+    EXPECT_NE(err.find("failed to build TLS config - failed to load key"), std::string::npos)
+        << err;
   }
 }
 

@@ -22,8 +22,8 @@ struct Socket::Layers {
   std::optional<codec::SnappyStreamDecoder> snappy_in;
   std::unique_ptr<codec::DeflateStreamEncoder> deflate_out;
   std::unique_ptr<codec::DeflateStreamDecoder> deflate_in;
-  std::string encoded;   // scratch for writes
-  std::string decoded;   // plain bytes not yet returned
+  std::string encoded;  // scratch for writes
+  std::string decoded;  // plain bytes not yet returned
   std::size_t decoded_pos = 0;
   std::vector<char> raw = std::vector<char>(64 * 1024);
 
@@ -120,7 +120,8 @@ Expected<void> Socket::write_layered(std::string_view bytes) {
   }
   if (!l.ssl) return write_raw(bytes);
   while (!bytes.empty()) {
-    const int n = SSL_write(l.ssl, bytes.data(), static_cast<int>(std::min<std::size_t>(bytes.size(), 1 << 30)));
+    const int n = SSL_write(l.ssl, bytes.data(),
+                            static_cast<int>(std::min<std::size_t>(bytes.size(), 1 << 30)));
     if (n <= 0) return tl::unexpected(ssl_error("TLS write"));
     bytes.remove_prefix(static_cast<std::size_t>(n));
   }

@@ -18,7 +18,8 @@ namespace {
 Expected<void> read_ok(Socket& socket, FrameBuffer& in, std::string_view what) {
   auto ok = request(socket, in, "", what);
   if (!ok) return tl::unexpected(ok.error());
-  if (*ok != kOk) return tl::unexpected(std::string(what) + ": unexpected response \"" + *ok + "\"");
+  if (*ok != kOk)
+    return tl::unexpected(std::string(what) + ": unexpected response \"" + *ok + "\"");
   return {};
 }
 

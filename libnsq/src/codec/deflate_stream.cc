@@ -26,8 +26,7 @@ struct DeflateStreamEncoder::State {
 DeflateStreamEncoder::DeflateStreamEncoder(int level) : state_(std::make_unique<State>()) {
   level = std::clamp(level, 1, 9);
   // -15: raw deflate with a 32 KiB window; memLevel 8 is zlib's default.
-  [[maybe_unused]] int rc =
-      deflateInit2(&state_->z, level, Z_DEFLATED, -15, 8, Z_DEFAULT_STRATEGY);
+  [[maybe_unused]] int rc = deflateInit2(&state_->z, level, Z_DEFLATED, -15, 8, Z_DEFAULT_STRATEGY);
   // Only a bad argument or no memory make this fail; neither is recoverable here.
   if (rc != Z_OK) std::abort();
 }

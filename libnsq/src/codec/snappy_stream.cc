@@ -75,7 +75,8 @@ std::error_code SnappyStreamDecoder::put(std::string_view in, std::string& out) 
   while (data.size() - pos >= 4) {
     const auto* h = reinterpret_cast<const unsigned char*>(data.data() + pos);
     unsigned type = h[0];
-    std::size_t len = h[1] | static_cast<std::size_t>(h[2]) << 8 | static_cast<std::size_t>(h[3]) << 16;
+    std::size_t len =
+        h[1] | static_cast<std::size_t>(h[2]) << 8 | static_cast<std::size_t>(h[3]) << 16;
     // Bound what we wait for before having it: no legal data chunk is longer.
     if ((type == kCompressed || type == kUncompressed) &&
         len > 4 + snappy::MaxCompressedLength(kMaxBlock)) {

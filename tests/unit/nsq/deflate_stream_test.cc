@@ -32,8 +32,8 @@ TEST(DeflateStream, EveryEncodeEndsWithSyncFlush) {
 
 TEST(DeflateStream, DecodesGoNsqdBytes) {
   // The OK frame as Go nsqd sent it at level 3, plus an extra empty flush.
-  std::string go = "\x62\x60\x60\x60\x63\x60\x60\x60\xf0\xf7\x06\x00\x00\x00\xff\xff"s +
-                   "\x00\x00\x00\xff\xff"s;
+  std::string go =
+      "\x62\x60\x60\x60\x63\x60\x60\x60\xf0\xf7\x06\x00\x00\x00\xff\xff"s + "\x00\x00\x00\xff\xff"s;
   DeflateStreamDecoder dec;
   std::string plain;
   ASSERT_FALSE(dec.put(go, plain));

@@ -34,14 +34,18 @@ TEST(AuthReply, Rejections) {
   EXPECT_EQ(parse_reply(R"({"ttl":0,"authorizations":[]})", now).error(),
             "invalid TTL 0 (must be >0)");
   EXPECT_FALSE(parse_reply(R"({"authorizations":[]})", now));  // ttl missing = 0
-  EXPECT_EQ(parse_reply(R"({"ttl":5,"authorizations":[{"topic":".*","channels":[],"permissions":["admin"]}]})", now)
-                .error(),
-            "unknown permission admin");
-  auto bad_topic = parse_reply(R"({"ttl":5,"authorizations":[{"topic":"(","channels":[],"permissions":[]}]})", now);
+  EXPECT_EQ(
+      parse_reply(
+          R"({"ttl":5,"authorizations":[{"topic":".*","channels":[],"permissions":["admin"]}]})",
+          now)
+          .error(),
+      "unknown permission admin");
+  auto bad_topic = parse_reply(
+      R"({"ttl":5,"authorizations":[{"topic":"(","channels":[],"permissions":[]}]})", now);
   ASSERT_FALSE(bad_topic);
   EXPECT_EQ(bad_topic.error().rfind("unable to compile topic \"(\"", 0), 0u) << bad_topic.error();
-  auto bad_channel =
-      parse_reply(R"({"ttl":5,"authorizations":[{"topic":"x","channels":["[a"],"permissions":[]}]})", now);
+  auto bad_channel = parse_reply(
+      R"({"ttl":5,"authorizations":[{"topic":"x","channels":["[a"],"permissions":[]}]})", now);
   ASSERT_FALSE(bad_channel);
   EXPECT_EQ(bad_channel.error().rfind("unable to compile channel \"[a\"", 0), 0u);
   EXPECT_FALSE(parse_reply(R"({"ttl":"5"})", now));
@@ -58,12 +62,12 @@ TEST(AuthAllows, PermissionFollowsTheChannel) {
       {"topic":"^pub$","channels":[".*"],"permissions":["publish"]},
       {"topic":"^sub$","channels":["^ch$"],"permissions":["subscribe"]},
       {"topic":"^none$","channels":[],"permissions":["publish","subscribe"]}]})");
-  EXPECT_TRUE(s.allows("pub", ""));       // publish: channel ""
-  EXPECT_FALSE(s.allows("pub", "ch"));    // subscribe not granted
+  EXPECT_TRUE(s.allows("pub", ""));     // publish: channel ""
+  EXPECT_FALSE(s.allows("pub", "ch"));  // subscribe not granted
   EXPECT_TRUE(s.allows("sub", "ch"));
-  EXPECT_FALSE(s.allows("sub", ""));      // publish not granted
+  EXPECT_FALSE(s.allows("sub", ""));  // publish not granted
   EXPECT_FALSE(s.allows("sub", "other"));
-  EXPECT_FALSE(s.allows("none", ""));     // no channel pattern, nothing allowed
+  EXPECT_FALSE(s.allows("none", ""));  // no channel pattern, nothing allowed
 }
 
 TEST(AuthAllows, UnanchoredSearchLikeGo) {
