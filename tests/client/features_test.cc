@@ -22,7 +22,8 @@ class FeatureTest : public ::testing::TestWithParam<Features> {
  protected:
   void SetUp() override {
     ASSERT_TRUE(pki_.ok()) << pki_.error();
-    ASSERT_EQ(nsqd_.start({"--tls-cert=" + pki_.server_cert(), "--tls-key=" + pki_.server_key()}),
+    ASSERT_EQ(nsqd_.start({"--tls-cert=" + pki_.server_cert(), "--tls-key=" + pki_.server_key(),
+                           "--https-address=127.0.0.1:0"}),
               "");
   }
 
@@ -45,7 +46,8 @@ TEST_P(FeatureTest, MovesEveryBodyIntact) {
   constexpr int kCount = 5000;
   std::vector<std::string> bodies;
   for (int i = 0; i < kCount; ++i)
-    bodies.push_back("body-" + std::to_string(i) + std::string(static_cast<std::size_t>(i % 300), 'z'));
+    bodies.push_back("body-" + std::to_string(i) +
+                     std::string(static_cast<std::size_t>(i % 300), 'z'));
   Seen seen;
   Consumer consumer("features", "ch", config(f));
   consumer.set_handler([&](Message& m) -> HandlerResult {
@@ -54,10 +56,13 @@ TEST_P(FeatureTest, MovesEveryBodyIntact) {
   });
   ASSERT_TRUE(consumer.connect_to_nsqd(nsqd_.tcp_address()));
   Producer producer(nsqd_.tcp_address(), config(f));
-  for (int i = 0; i < kCount; i += 250)
-    ASSERT_TRUE(producer.multi_publish(
-        "features", std::vector<std::string>(bodies.begin() + i, bodies.begin() + i + 250)));
-  ASSERT_TRUE(producer.publish("features", "single"));
+  for (int i = 0; i < kCount; i += 250) {
+    auto r = producer.multi_publish(
+        "features", std::vector<std::string>(bodies.begin() + i, bodies.begin() + i + 250));
+    ASSERT_TRUE(r) << r.error() << "\n" << nsqd_.process.log();
+  }
+  auto single = producer.publish("features", "single");
+  ASSERT_TRUE(single) << single.error();
   bodies.push_back("single");
   ASSERT_TRUE(seen.wait_count(bodies.size()));
   auto got = seen.bodies();
@@ -77,8 +82,10 @@ TEST_P(FeatureTest, MovesEveryBodyIntact) {
 }
 
 INSTANTIATE_TEST_SUITE_P(Client, FeatureTest,
-                         ::testing::Values(Features{true, false, false}, Features{false, true, false},
-                                           Features{false, false, true}, Features{true, true, false},
+                         ::testing::Values(Features{true, false, false},
+                                           Features{false, true, false},
+                                           Features{false, false, true},
+                                           Features{true, true, false},
                                            Features{true, false, true}),
                          [](const auto& param_info) {
                            std::string name;
@@ -92,7 +99,9 @@ TEST(ClientTls, UnknownCertificateAuthorityIsRefused) {
   integration::TestPki pki;
   ASSERT_TRUE(pki.ok()) << pki.error();
   RunningNsqd nsqd;
-  ASSERT_EQ(nsqd.start({"--tls-cert=" + pki.server_cert(), "--tls-key=" + pki.server_key()}), "");
+  ASSERT_EQ(nsqd.start({"--tls-cert=" + pki.server_cert(), "--tls-key=" + pki.server_key(),
+                        "--https-address=127.0.0.1:0"}),
+            "");
   Config c;
   c.tls_v1 = true;
   c.tls_root_ca_file = pki.rogue_cert();  // not the CA that signed nsqd's certificate
@@ -111,8 +120,8 @@ TEST(ClientTls, ClientCertificateRequiredByNsqd) {
   ASSERT_TRUE(pki.ok()) << pki.error();
   RunningNsqd nsqd;
   ASSERT_EQ(nsqd.start({"--tls-cert=" + pki.server_cert(), "--tls-key=" + pki.server_key(),
-                        "--tls-root-ca-file=" + pki.ca(), "--tls-client-auth-policy=require-verify",
-                        "--tls-required=true"}),
+                        "--https-address=127.0.0.1:0", "--tls-root-ca-file=" + pki.ca(),
+                        "--tls-client-auth-policy=require-verify", "--tls-required=true"}),
             "");
   Config c;
   c.tls_v1 = true;
@@ -137,8 +146,9 @@ class AuthServer {
           http::Response r;
           if (req.query_value("secret").value_or("") == "s3cret") {
             r.content_type = "application/json";
-            r.body = R"({"ttl":3600,"identity":"client-test","authorizations":[)"
-                     R"({"topic":"^granted","channels":[".*"],"permissions":["subscribe","publish"]}]})";
+            r.body =
+                R"({"ttl":3600,"identity":"client-test","authorizations":[)"
+                R"({"topic":"^granted","channels":[".*"],"permissions":["subscribe","publish"]}]})";
           } else {
             r.status = 403;
             r.body = "{}";
