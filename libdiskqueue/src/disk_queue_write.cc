@@ -215,8 +215,6 @@ void DiskQueue::sync_batches(std::unique_lock<std::mutex>& lock) {
   for (const auto& b : group) {
     b->sync_ec = ec;
     b->file.reset();
-    b->state.store(Batch::kDone, std::memory_order_release);
-    b->state.notify_all();
   }
   syncing_ = false;
   if (control_waiting_ > 0) control_cv_.notify_all();
@@ -224,6 +222,15 @@ void DiskQueue::sync_batches(std::unique_lock<std::mutex>& lock) {
     unsynced_.front()->state.store(Batch::kSyncTurn, std::memory_order_release);
     unsynced_.front()->state.notify_one();
   }
+  // Wake the group without mu_ held: the callers come straight back to put
+  // again, and the next group gathers them sooner if they find mu_ free.
+  lock.unlock();
+  for (const auto& b : group) {
+    b->state.store(Batch::kDone, std::memory_order_release);
+    b->state.notify_all();
+  }
+  group.clear();
+  lock.lock();
 }
 
 // Writes `data` (whole records) at the write position, rolling to new
