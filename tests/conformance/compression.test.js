@@ -8,7 +8,7 @@ const {test} = require('node:test')
 const assert = require('node:assert/strict')
 const h = require('./lib/harness')
 
-const COUNT = 2000
+const COUNT = 10000 // the issue asks 10k messages through each compressed stream
 const body = (i) => `c${i}:${'compressible-'.repeat(i % 20)}`
 
 async function roundTrip(t, options, expectResp) {
@@ -38,7 +38,7 @@ async function roundTrip(t, options, expectResp) {
   await h.publish(writer, topic, msgs.slice(0, COUNT / 2))
   await h.publish(writer, topic, msgs[COUNT / 2])
   await h.publish(writer, topic, msgs.slice(COUNT / 2 + 1))
-  await h.withTimeout(all.promise, 15000, `${COUNT} messages through the compressed streams (got ${got.size})`)
+  await h.withTimeout(all.promise, 30000, `${COUNT} messages through the compressed streams (got ${got.size})`)
   await h.delay(200)
   assert.equal(dups, 0, 'no duplicates')
   for (let i = 0; i < COUNT; i++) assert.ok(got.has(body(i)), `message ${i} missing or corrupted`)
@@ -48,11 +48,11 @@ async function roundTrip(t, options, expectResp) {
   assert.equal(reader.closedEvents, 0)
 }
 
-test('deflate (level 3): negotiated and usable by nsqjs Reader and Writer', {timeout: 30000}, async (t) => {
+test('deflate (level 3): negotiated and usable by nsqjs Reader and Writer', {timeout: 45000}, async (t) => {
   await roundTrip(t, {deflate: true, deflateLevel: 3}, {deflate: true, deflate_level: 3, snappy: false, max_deflate_level: 6})
 })
 
-test('deflate level above --max-deflate-level is capped', {timeout: 15000}, async (t) => {
+test('deflate level above --max-deflate-level is capped', {timeout: 45000}, async (t) => {
   const nsqd = await h.startNsqd()
   t.after(() => nsqd.kill())
   const writer = await h.connectWriter(nsqd, {deflate: true, deflateLevel: 9})
@@ -64,6 +64,6 @@ test('deflate level above --max-deflate-level is capped', {timeout: 15000}, asyn
   assert.deepEqual(writer.errors.map(String), [])
 })
 
-test('snappy: negotiated and usable by nsqjs Reader and Writer', {timeout: 30000}, async (t) => {
+test('snappy: negotiated and usable by nsqjs Reader and Writer', {timeout: 45000}, async (t) => {
   await roundTrip(t, {snappy: true}, {snappy: true, deflate: false})
 })
