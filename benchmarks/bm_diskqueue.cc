@@ -4,9 +4,11 @@
 #include <benchmark/benchmark.h>
 
 #include <fcntl.h>
+#include <sys/syscall.h>
 #include <unistd.h>
 
 #include <atomic>
+#include <chrono>
 #include <cstdlib>
 #include <filesystem>
 #include <memory>
@@ -15,9 +17,40 @@
 
 #include "diskqueue/disk_queue.h"
 
+// Counts the fdatasync calls of this process (libdiskqueue is linked in
+// statically, so its calls bind to this definition), so group-commit
+// benchmarks can report how many records each fsync carried.
+std::atomic<std::int64_t> g_fdatasyncs{0};
+extern "C" int fdatasync(int fd) {
+  g_fdatasyncs.fetch_add(1, std::memory_order_relaxed);
+  return static_cast<int>(::syscall(SYS_fdatasync, fd));
+}
+
 namespace {
 
 using nsq::diskqueue::DiskQueue;
+
+// Thread 0 of a run samples the fsync count around its loop; the run
+// reports fsyncs per second beside items per second (their quotient is the
+// records per fsync).
+class FsyncRate {
+ public:
+  explicit FsyncRate(const benchmark::State& state)
+      : on_(state.thread_index() == 0),
+        fsyncs_(g_fdatasyncs.load()),
+        start_(std::chrono::steady_clock::now()) {}
+  void report(benchmark::State& state) const {
+    if (!on_) return;
+    double secs =
+        std::chrono::duration<double>(std::chrono::steady_clock::now() - start_).count();
+    state.counters["fsyncs_per_s"] = static_cast<double>(g_fdatasyncs.load() - fsyncs_) / secs;
+  }
+
+ private:
+  bool on_;
+  std::int64_t fsyncs_;
+  std::chrono::steady_clock::time_point start_;
+};
 
 std::filesystem::path bench_dir() {
   std::string pattern = (std::filesystem::temp_directory_path() / "nsq-bench-XXXXXX").string();
@@ -52,23 +85,28 @@ void teardown_queue(const benchmark::State&) {
 // args: record size, sync_every. Threads: concurrent writers.
 void BM_Put(benchmark::State& state) {
   std::string record(static_cast<std::size_t>(state.range(0)), 'x');
+  FsyncRate fsyncs(state);
   for (auto _ : state) {
     if (g_shared->queue->put(record)) state.SkipWithError("put failed");
   }
+  fsyncs.report(state);
   state.SetItemsProcessed(state.iterations());
   state.SetBytesProcessed(state.iterations() * state.range(0));
 }
 
 // args: record size. Durable puts (Durability::fsync) on a queue with the
 // default sync_every: each put returns once its record is fsynced; threads
-// share fsyncs (group commit). records_per_fsync is the group size reached.
+// share fsyncs (group commit): items_per_second / fsyncs_per_s is the group
+// size reached.
 void BM_PutDurable(benchmark::State& state) {
   std::string record(static_cast<std::size_t>(state.range(0)), 'x');
+  FsyncRate fsyncs(state);
   for (auto _ : state) {
     if (g_shared->queue->put(record, nsq::diskqueue::Durability::fsync)) {
       state.SkipWithError("put failed");
     }
   }
+  fsyncs.report(state);
   state.SetItemsProcessed(state.iterations());
   state.SetBytesProcessed(state.iterations() * state.range(0));
 }

@@ -24,7 +24,7 @@ def run_round(binary, flt, min_time):
     for b in json.loads(out)["benchmarks"]:
         rate = b.get("items_per_second")
         if rate is not None:
-            rates[b["name"]] = rate
+            rates[b["name"]] = (rate, b.get("fsyncs_per_s"))
     return rates
 
 
@@ -44,18 +44,21 @@ def main():
     rounds = []
     for i in range(args.rounds):
         rounds.append(run_round(args.binary, args.filter, args.min_time))
-        print(f"round {i + 1}: " + ", ".join(f"{k}={v:,.0f}" for k, v in rounds[-1].items()),
+        print(f"round {i + 1}: " + ", ".join(f"{k}={v[0]:,.0f}" for k, v in rounds[-1].items()),
               file=sys.stderr)
-    print("| benchmark | items/s (median) | rounds | vs 1 thread (median of per-round ratios) |")
-    print("|---|---|---|---|")
+    print("| benchmark | items/s (median) | rounds | vs 1 thread (median of per-round ratios) "
+          "| records per fsync (median) |")
+    print("|---|---|---|---|---|")
     for name in rounds[0]:
-        values = [r[name] for r in rounds if name in r]
+        values = [r[name][0] for r in rounds if name in r]
         base = base_of(name)
         ratio = ""
         if base != name and all(base in r for r in rounds):
-            ratio = f"{statistics.median(r[name] / r[base] for r in rounds if name in r):.1f}x"
+            ratio = f"{statistics.median(r[name][0] / r[base][0] for r in rounds if name in r):.1f}x"
+        per_fsync = [r[name][0] / r[name][1] for r in rounds if name in r and r[name][1]]
+        group = f"{statistics.median(per_fsync):.1f}" if per_fsync else ""
         spread = " / ".join(f"{v:,.0f}" for v in values)
-        print(f"| {name} | {statistics.median(values):,.0f} | {spread} | {ratio} |")
+        print(f"| {name} | {statistics.median(values):,.0f} | {spread} | {ratio} | {group} |")
 
 
 if __name__ == "__main__":
