@@ -10,7 +10,8 @@ export CCACHE_BASEDIR=${CCACHE_BASEDIR:-$root} CCACHE_NOHASHDIR=${CCACHE_NOHASHD
 bash "$root/scripts/install-deps.sh"
 
 NSQ_BUILD_DIR="$root/build" bash "$root/scripts/build.sh" -DNSQ_WERROR=ON
-(cd "$root/build" && ctest --output-on-failure -j 2 --timeout 600)
+(cd "$root/build" && ctest --output-on-failure -j 2 --timeout 600 -LE soak)
+(cd "$root/build" && ctest --output-on-failure -L soak --timeout 600)  # 2-minute soak, alone
 
 # Fuzzers: a short libFuzzer run of each target (clang, ASan+UBSan).
 if command -v clang++ >/dev/null 2>&1; then
