@@ -40,7 +40,8 @@ enum class Durability {
   written,
   // Once the record is fsynced, whatever sync_every says. Concurrent callers
   // share each fsync (group commit), and records are written while the
-  // previous group's fsync runs.
+  // previous group's fsync runs. An fsync may wait up to half an fsync time
+  // (at most 1 ms) for the callers the previous one released to join it.
   fsync,
 };
 

@@ -191,5 +191,24 @@ TEST(Corruption, RecordsPastTheCheckpointAreRecoveredAndNotOverwritten) {
   expect_reads(**q, {"r1", "r2", "r3", "r4"});
 }
 
+// A roll whose checkpoint failed leaves segments past the one the meta file
+// names (durable puts do not rewrite the meta file): they are read, counted,
+// and never overwritten.
+TEST(Corruption, SegmentsPastTheCheckpointWriteSegmentAreRecovered) {
+  TempDir dir;
+  CapturedLog log;
+  write_file(dir.path() / "c.diskqueue.000000.dat", record_bytes("r1") + record_bytes("r2"));
+  write_file(dir.path() / "c.diskqueue.000001.dat", record_bytes("r3") + record_bytes("r4"));
+  write_file(dir.path() / "c.diskqueue.000002.dat", record_bytes("r5"));
+  write_file(dir.path() / "c.diskqueue.meta.dat", "1\n0,6\n0,12\n");
+  auto q = DiskQueue::open(options(dir, log));
+  ASSERT_TRUE(q);
+  EXPECT_EQ((*q)->depth(), 4);
+  EXPECT_EQ((*q)->positions().write_file_num, 3);
+  ASSERT_FALSE((*q)->put("r6"));
+  expect_reads(**q, {"r2", "r3", "r4", "r5", "r6"});
+  EXPECT_EQ((*q)->depth(), 0);
+}
+
 }  // namespace
 }  // namespace nsq::diskqueue
