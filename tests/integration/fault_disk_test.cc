@@ -8,6 +8,7 @@
 // publish reaches the disk at once instead of after 10,000 messages.
 
 #include <cstdio>
+#include <iostream>
 
 #include "integration/fault_harness.h"
 #include "testutil/files.h"
@@ -61,6 +62,8 @@ TEST_F(FaultDiskTest, FullDiskFailsPublishesKeepsAcknowledgedAndRecovers) {
   }
   ASSERT_FALSE(first_error.empty()) << "4 MiB filled without an error; acked " << acked.size();
   ASSERT_GT(acked.size(), 1000u);
+  std::cout << "[disk-full] acknowledged before the first error: " << acked.size() << ", then "
+            << first_error << std::endl;
   EXPECT_TRUE(nsqd_->log().find("No space left on device") != std::string::npos)
       << "the log names the cause; tail:\n" << tail(nsqd_->log());
 
@@ -85,6 +88,8 @@ TEST_F(FaultDiskTest, FullDiskFailsPublishesKeepsAcknowledgedAndRecovers) {
   ASSERT_TRUE(ping);
   EXPECT_EQ(ping->status, 500) << ping->describe();
   EXPECT_TRUE(ping->body.starts_with("NOK")) << ping->describe();
+  std::cout << "[disk-full] /pub: " << pub->status << " " << pub->body << "; /ping: " << ping->status
+            << " " << ping->body << std::endl;
 
   // Space freed: publishing works again and /ping recovers with it.
   std::filesystem::remove(fs.path() / "ballast");
@@ -167,6 +172,11 @@ TEST_F(FaultDiskTest, CorruptSegmentAtStartIsRenamedBadAndTheRestServed) {
   EXPECT_TRUE(nsqd_->wait_for_log("crpt.diskqueue.000001.dat", kReply))
       << "the log names the bad file; tail:\n"
       << tail(nsqd_->log());
+  std::string log = nsqd_->log();
+  auto at = log.find(".bad");
+  auto from = log.rfind('\n', at);
+  std::cout << "[corrupt] " << in_bad.size() << " of " << kCount << " records in the bad segment; log: "
+            << log.substr(from + 1, log.find('\n', at) - from - 1) << std::endl;
 }
 
 }  // namespace
