@@ -86,7 +86,8 @@ TEST_F(FaultClientsTest, ThousandsOfIdleConnections) {
   ::setrlimit(RLIMIT_NOFILE, &low);
   start({}, true);
   ::setrlimit(RLIMIT_NOFILE, &saved);
-  ASSERT_GE(nofile_of(nsqd_->pid()), kIdle + 200) << "nsqd kept the soft RLIMIT_NOFILE it started with";
+  ASSERT_GE(nofile_of(nsqd_->pid()), kIdle + 200)
+      << "nsqd kept the soft RLIMIT_NOFILE it started with";
   publish("idle_probe", "warm-up");
   const long rss0 = rss_kib(nsqd_->pid());
   const int fd0 = fd_count(nsqd_->pid());
@@ -201,8 +202,8 @@ TEST_F(FaultClientsTest, SlowConsumersDoNotGrowMemoryOrSlowOthers) {
             << " rss_max_kib=" << rss_max << " growth_kib=" << growth_kib << std::endl;
   EXPECT_EQ(received, kTotal);
   // Keeping up: the fast consumer finishes within 25% of the publishing time.
-  EXPECT_LT(secs, kSeconds * kRateSlack) << "fast consumer rate " << received / secs << "/s for "
-                                   << kRate << "/s published";
+  EXPECT_LT(secs, kSeconds * kRateSlack)
+      << "fast consumer rate " << received / secs << "/s for " << kRate << "/s published";
   // Legitimately held: the stalled channel's backlog (every message, 1 KB
   // each, until its memory queue overflows to disk) plus one output buffer
   // per stalled client. Unbounded output queues would add RDY (200) KB per
@@ -220,7 +221,8 @@ TEST_F(FaultClientsTest, SlowConsumersDoNotGrowMemoryOrSlowOthers) {
 TEST_F(FaultClientsTest, VanishedConsumerMessagesAreRedelivered) {
   start({}, true);
   constexpr int kCount = 10;
-  RawClient gone = consumer("van", "c", kCount, R"({"msg_timeout":1000,"heartbeat_interval":1000})");
+  RawClient gone =
+      consumer("van", "c", kCount, R"({"msg_timeout":1000,"heartbeat_interval":1000})");
   for (int i = 0; i < kCount; ++i) publish("van", "v" + std::to_string(i));
   std::set<std::string> taken;
   for (int i = 0; i < kCount; ++i) {
@@ -247,8 +249,8 @@ TEST_F(FaultClientsTest, VanishedConsumerMessagesAreRedelivered) {
   EXPECT_TRUE(eventually([&] { return channel_clients(http_port(), "van", "c") == 1; }, 10000ms))
       << "the silent consumer is still connected";
   auto dropped_ms = std::chrono::duration_cast<ms>(Clock::now() - vanished).count();
-  std::cout << "[vanish] redelivered_after_ms=" << redelivered_ms << " dropped_after_ms=" << dropped_ms
-            << std::endl;
+  std::cout << "[vanish] redelivered_after_ms=" << redelivered_ms
+            << " dropped_after_ms=" << dropped_ms << std::endl;
 }
 
 // A consumer sending tens of thousands of RDY changes while messages flow:

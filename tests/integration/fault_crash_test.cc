@@ -65,8 +65,9 @@ class FaultCrashTest : public NsqdTest {
       return acked.size();
     };
     auto started = Clock::now();
-    eventually([&] { return count() >= target || (Clock::now() - started > limit && count() >= min); },
-               limit + 30s, 1ms);
+    eventually(
+        [&] { return count() >= target || (Clock::now() - started > limit && count() >= min); },
+        limit + 30s, 1ms);
     EXPECT_TRUE(nsqd_->kill_now());  // mid-publish: the publishers are still sending
     stop = true;
     for (auto& th : threads) th.join();

@@ -65,7 +65,8 @@ TEST_F(FaultDiskTest, FullDiskFailsPublishesKeepsAcknowledgedAndRecovers) {
   std::cout << "[disk-full] acknowledged before the first error: " << acked.size() << ", then "
             << first_error << std::endl;
   EXPECT_TRUE(nsqd_->log().find("No space left on device") != std::string::npos)
-      << "the log names the cause; tail:\n" << tail(nsqd_->log());
+      << "the log names the cause; tail:\n"
+      << tail(nsqd_->log());
 
   // While full: MPUB fails, HTTP /pub answers 500 with a message, /ping is unhealthy.
   {
@@ -88,8 +89,8 @@ TEST_F(FaultDiskTest, FullDiskFailsPublishesKeepsAcknowledgedAndRecovers) {
   ASSERT_TRUE(ping);
   EXPECT_EQ(ping->status, 500) << ping->describe();
   EXPECT_TRUE(ping->body.starts_with("NOK")) << ping->describe();
-  std::cout << "[disk-full] /pub: " << pub->status << " " << pub->body << "; /ping: " << ping->status
-            << " " << ping->body << std::endl;
+  std::cout << "[disk-full] /pub: " << pub->status << " " << pub->body
+            << "; /ping: " << ping->status << " " << ping->body << std::endl;
 
   // Space freed: publishing works again and /ping recovers with it.
   std::filesystem::remove(fs.path() / "ballast");
@@ -175,7 +176,8 @@ TEST_F(FaultDiskTest, CorruptSegmentAtStartIsRenamedBadAndTheRestServed) {
   std::string log = nsqd_->log();
   auto at = log.find(".bad");
   auto from = log.rfind('\n', at);
-  std::cout << "[corrupt] " << in_bad.size() << " of " << kCount << " records in the bad segment; log: "
+  std::cout << "[corrupt] " << in_bad.size() << " of " << kCount
+            << " records in the bad segment; log: "
             << log.substr(from + 1, log.find('\n', at) - from - 1) << std::endl;
 }
 

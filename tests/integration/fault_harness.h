@@ -83,12 +83,13 @@ inline std::unique_ptr<rapidjson::Document> stats(int http_port) {
 }
 
 // The stats object of topic/channel in a /stats document, null if absent.
-inline const rapidjson::Value* find_channel(const rapidjson::Document& doc, const std::string& topic,
-                                            const std::string& channel) {
+inline const rapidjson::Value* find_channel(const rapidjson::Document& doc,
+                                            const std::string& topic, const std::string& channel) {
   auto t = doc.FindMember("topics");
   if (t == doc.MemberEnd() || !t->value.IsArray()) return nullptr;
   for (const auto& tv : t->value.GetArray()) {
-    if (!tv.IsObject() || !tv.HasMember("topic_name") || topic != tv["topic_name"].GetString()) continue;
+    if (!tv.IsObject() || !tv.HasMember("topic_name") || topic != tv["topic_name"].GetString())
+      continue;
     if (!tv.HasMember("channels")) return nullptr;
     for (const auto& cv : tv["channels"].GetArray()) {
       if (cv.HasMember("channel_name") && channel == cv["channel_name"].GetString()) return &cv;

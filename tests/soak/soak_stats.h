@@ -13,12 +13,12 @@
 namespace nsq::soak {
 
 struct Sample {
-  double t_s = 0;            // seconds since the start
-  double rss_kib = 0;        // nsqd's VmRSS
-  double fds = 0;            // entries of /proc/<pid>/fd
-  double p50_ms = 0;         // publish-to-receive latency of the interval
+  double t_s = 0;      // seconds since the start
+  double rss_kib = 0;  // nsqd's VmRSS
+  double fds = 0;      // entries of /proc/<pid>/fd
+  double p50_ms = 0;   // publish-to-receive latency of the interval
   double p99_ms = 0;
-  double published = 0;      // messages in the interval
+  double published = 0;  // messages in the interval
   double consumed = 0;
 };
 

@@ -1,8 +1,8 @@
 // The soak's trend criterion on made-up series: a plateau with noise passes,
 // a slow steady leak fails, warm-up growth in the first half is ignored.
-#include <gtest/gtest.h>
-
 #include "soak/soak_stats.h"
+
+#include <gtest/gtest.h>
 
 namespace nsq::soak {
 namespace {

@@ -37,7 +37,8 @@ constexpr int kBatch = 10;  // per 10 ms: 1,000 msgs/s
 constexpr std::size_t kBodySize = 200;
 
 int64_t now_ns() {
-  return std::chrono::duration_cast<std::chrono::nanoseconds>(Clock::now().time_since_epoch()).count();
+  return std::chrono::duration_cast<std::chrono::nanoseconds>(Clock::now().time_since_epoch())
+      .count();
 }
 
 // Body: publish time (steady clock, same machine) as decimal, then padding.
@@ -156,14 +157,16 @@ class Workload {
       bool ok = c.connect(port_) && c.magic() && c.sub("soak", "churn#ephemeral") && c.rdy(1);
       for (int frames = 0; ok && frames < 3; ++frames) {  // OK, then a message
         auto r = c.read_skip_heartbeats(2000ms);
-        if (r.status != RawClient::ReadStatus::frame) ok = false;
+        if (r.status != RawClient::ReadStatus::frame)
+          ok = false;
         else if (auto m = testutil::to_test_message(r.frame)) {
           c.fin(m->id);
           break;
         }
       }
       c.close();
-      auto h = testutil::http_once(http_port_, "POST", "/pub?topic=soak_http", "h" + std::to_string(i));
+      auto h =
+          testutil::http_once(http_port_, "POST", "/pub?topic=soak_http", "h" + std::to_string(i));
       if (!ok && publishing_) ++errors_;
       if (!h || h->status != 200) ++errors_;
       next += 1s;
@@ -256,11 +259,12 @@ TEST(Soak, SteadyMixedLoadShowsNoGrowth) {
   }
   double mean_rss = 0;
   for (double r : rss) mean_rss += r / static_cast<double>(rss.size());
-  Trend rss_t = second_half_trend(samples, [](const Sample& s) { return s.rss_kib; },
-                                  std::max(8192.0, mean_rss * 0.10));
-  Trend fd_t = second_half_trend(samples, [](const Sample& s) { return s.fds; }, 3);
-  Trend lat_t = second_half_trend(samples, [](const Sample& s) { return s.p50_ms; },
-                                  std::max(50.0, 2 * median_of(p50)));
+  Trend rss_t = second_half_trend(
+      samples, [](const Sample& s) { return s.rss_kib; }, std::max(8192.0, mean_rss * 0.10));
+  Trend fd_t = second_half_trend(
+      samples, [](const Sample& s) { return s.fds; }, 3);
+  Trend lat_t = second_half_trend(
+      samples, [](const Sample& s) { return s.p50_ms; }, std::max(50.0, 2 * median_of(p50)));
   std::cout << rss_t.describe("rss", "KiB") << "\n"
             << fd_t.describe("fds", "fds") << "\n"
             << lat_t.describe("p50 latency", "ms") << "\n"
