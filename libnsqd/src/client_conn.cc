@@ -24,6 +24,7 @@
 #include "nsq/mpub.h"
 #include "nsq/names.h"
 #include "nsq/parse.h"
+#include "protocol/command_line.h"
 #include "worker_pool.h"
 
 namespace nsq::nsqd {
@@ -35,7 +36,6 @@ using Clock = std::chrono::steady_clock;
 
 namespace {
 
-constexpr std::size_t kMaxLine = 16 * 1024;  // NSQ's bufio reader size
 constexpr std::size_t kReadChunk = 64 * 1024;
 constexpr std::size_t kMaxPumpBatch = 256;
 constexpr std::string_view kMagicV2 = "  V2";
@@ -171,11 +171,12 @@ awaitable<void> ClientConn::read_loop() {
       fatal("E_BAD_PROTOCOL", "");
     } else {
       consume(4);
+      protocol::CommandLine command;
       for (;;) {
         std::string_view data = buffered();
-        std::size_t nl = data.substr(0, kMaxLine).find('\n');
-        if (nl == std::string_view::npos) {
-          if (data.size() >= kMaxLine) break;  // line too long: NSQ closes silently
+        protocol::LineScan scan = protocol::scan_line(data);
+        if (scan.status == protocol::LineStatus::too_long) break;  // NSQ closes silently
+        if (scan.status == protocol::LineStatus::need_more) {
           // Everything complete is done: deliver before waiting for more.
           if (pump_needed_) {
             pump_needed_ = false;
@@ -184,22 +185,11 @@ awaitable<void> ClientConn::read_loop() {
           if (!co_await fill(data.size() + 1)) break;
           continue;
         }
-        line_.assign(data.data(), nl);
-        consume(nl + 1);
-        if (!line_.empty() && line_.back() == '\r') line_.pop_back();
-        Params params;
-        std::string_view rest = line_;
-        std::string_view name = rest.substr(0, rest.find(' '));
-        if (name.size() < rest.size()) {
-          rest.remove_prefix(name.size() + 1);
-          for (;;) {
-            std::size_t sp = rest.find(' ');
-            params.push_back(rest.substr(0, sp));
-            if (sp == std::string_view::npos) break;
-            rest.remove_prefix(sp + 1);
-          }
-        }
-        if (!co_await dispatch(name, params)) break;
+        // A copy: a command's body read may move the buffer under the views.
+        line_.assign(scan.line);
+        consume(scan.consumed);
+        protocol::split_command(line_, command);
+        if (!co_await dispatch(command.name, command.params)) break;
       }
     }
   }
