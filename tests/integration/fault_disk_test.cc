@@ -64,7 +64,7 @@ TEST_F(FaultDiskTest, FullDiskFailsPublishesKeepsAcknowledgedAndRecovers) {
   ASSERT_GT(acked.size(), 1000u);
   std::cout << "[disk-full] acknowledged before the first error: " << acked.size() << ", then "
             << first_error << std::endl;
-  EXPECT_TRUE(nsqd_->log().find("No space left on device") != std::string::npos)
+  EXPECT_TRUE(nsqd_->wait_for_log("No space left on device", kReply))
       << "the log names the cause; tail:\n"
       << tail(nsqd_->log());
 
