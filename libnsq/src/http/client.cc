@@ -15,6 +15,8 @@
 #include <optional>
 #include <utility>
 
+#include "http/response_reader.h"
+
 namespace nsq::http {
 namespace {
 
@@ -115,85 +117,6 @@ tl::expected<void, std::string> send_all(int fd, std::string_view data, Clock::t
   return {};
 }
 
-std::optional<std::uint64_t> parse_number(std::string_view s, int base) {
-  while (!s.empty() && (s.front() == ' ' || s.front() == '\t')) s.remove_prefix(1);
-  while (!s.empty() && (s.back() == ' ' || s.back() == '\t')) s.remove_suffix(1);
-  std::uint64_t v = 0;
-  auto [end, ec] = std::from_chars(s.data(), s.data() + s.size(), v, base);
-  if (ec != std::errc() || end != s.data() + s.size() || s.empty()) return std::nullopt;
-  return v;
-}
-
-enum class Decode { done, need_more, bad };
-
-// Decodes a chunked body from the start of `data` into *out (chunk
-// extensions and trailers are skipped).
-Decode decode_chunked(std::string_view data, std::string* out) {
-  out->clear();
-  std::size_t pos = 0;
-  for (;;) {
-    auto eol = data.find("\r\n", pos);
-    if (eol == std::string_view::npos) return Decode::need_more;
-    std::string_view size_line = data.substr(pos, eol - pos);
-    size_line = size_line.substr(0, size_line.find(';'));
-    auto size = parse_number(size_line, 16);
-    if (!size) return Decode::bad;
-    pos = eol + 2;
-    if (*size == 0) {
-      // Trailers end with an empty line.
-      for (;;) {
-        auto end = data.find("\r\n", pos);
-        if (end == std::string_view::npos) return Decode::need_more;
-        if (end == pos) return Decode::done;
-        pos = end + 2;
-      }
-    }
-    if (data.size() < pos + *size + 2) return Decode::need_more;
-    out->append(data.substr(pos, *size));
-    if (data.substr(pos + *size, 2) != "\r\n") return Decode::bad;
-    pos += *size + 2;
-  }
-}
-
-struct Head {
-  int status = 0;
-  HeaderList headers;
-};
-
-std::optional<Head> parse_head(std::string_view head) {
-  if (!head.starts_with("HTTP/1.")) return std::nullopt;
-  auto line_end = head.find("\r\n");
-  std::string_view status_line = head.substr(0, line_end);
-  auto sp = status_line.find(' ');
-  if (sp == std::string_view::npos) return std::nullopt;
-  auto status = parse_number(status_line.substr(sp + 1, 3), 10);
-  if (!status) return std::nullopt;
-  Head out;
-  out.status = static_cast<int>(*status);
-  std::string_view rest =
-      line_end == std::string_view::npos ? std::string_view{} : head.substr(line_end + 2);
-  while (!rest.empty()) {
-    auto e = rest.find("\r\n");
-    std::string_view line = rest.substr(0, e);
-    rest = e == std::string_view::npos ? std::string_view{} : rest.substr(e + 2);
-    auto colon = line.find(':');
-    if (colon == std::string_view::npos) continue;
-    std::string_view value = line.substr(colon + 1);
-    while (!value.empty() && (value.front() == ' ' || value.front() == '\t'))
-      value.remove_prefix(1);
-    while (!value.empty() && (value.back() == ' ' || value.back() == '\t')) value.remove_suffix(1);
-    out.headers.emplace_back(lower(line.substr(0, colon)), std::string(value));
-  }
-  return out;
-}
-
-const std::string* find_header(const HeaderList& headers, std::string_view lower_name) {
-  for (const auto& [name, value] : headers) {
-    if (name == lower_name) return &value;
-  }
-  return nullptr;
-}
-
 // Sends `raw_request` on a new connection and reads one response.
 tl::expected<ClientResponse, std::string> exchange(const std::string& host, std::uint16_t port,
                                                    std::string_view raw_request, bool head_request,
@@ -209,64 +132,12 @@ tl::expected<ClientResponse, std::string> exchange(const std::string& host, std:
   }
 
   std::string raw;
-  std::optional<Head> head;
-  std::size_t body_start = 0;
-  std::optional<std::uint64_t> content_length;
-  bool chunked = false;
   bool eof = false;
   char buf[16384];
   for (;;) {
-    if (!head) {
-      auto header_end = raw.find("\r\n\r\n");
-      if (header_end != std::string::npos) {
-        head = parse_head(std::string_view(raw).substr(0, header_end));
-        if (!head) return tl::unexpected("malformed HTTP response from " + where);
-        body_start = header_end + 4;
-        if (const auto* te = find_header(head->headers, "transfer-encoding")) {
-          chunked = lower(*te).find("chunked") != std::string::npos;
-        }
-        if (const auto* cl = find_header(head->headers, "content-length"); cl && !chunked) {
-          content_length = parse_number(*cl, 10);
-          if (!content_length) return tl::unexpected("malformed HTTP response from " + where);
-        }
-        if (head_request || head->status / 100 == 1 || head->status == 204 || head->status == 304) {
-          content_length = 0;
-        }
-        if (content_length && *content_length > max_body) {
-          return tl::unexpected("response from " + where + " too large");
-        }
-      } else if (eof) {
-        return tl::unexpected("malformed HTTP response from " + where);
-      }
-    }
-    if (head) {
-      std::string_view body = std::string_view(raw).substr(body_start);
-      ClientResponse out;
-      out.status = head->status;
-      if (chunked) {
-        Decode d = decode_chunked(body, &out.body);
-        if (d == Decode::bad) return tl::unexpected("malformed chunked body from " + where);
-        if (d == Decode::done) {
-          out.headers = std::move(head->headers);
-          return out;
-        }
-        if (eof) return tl::unexpected("read " + where + ": unexpected EOF");
-      } else if (content_length) {
-        if (body.size() >= *content_length) {
-          out.body = std::string(body.substr(0, *content_length));
-          out.headers = std::move(head->headers);
-          return out;
-        }
-        if (eof) return tl::unexpected("read " + where + ": unexpected EOF");
-      } else if (eof) {
-        out.body = std::string(body);
-        out.headers = std::move(head->headers);
-        return out;
-      }
-    }
-    if (raw.size() > max_body + 64 * 1024) {
-      return tl::unexpected("response from " + where + " too large");
-    }
+    detail::ReadStep step = detail::read_response(raw, eof, head_request, max_body, where);
+    if (step.status == detail::ReadStep::Status::done) return std::move(step.response);
+    if (step.status == detail::ReadStep::Status::error) return tl::unexpected(std::move(step.error));
     if (!wait_for(fd->get(), POLLIN, deadline))
       return tl::unexpected("read " + where + ": i/o timeout");
     ssize_t n = ::recv(fd->get(), buf, sizeof buf, 0);
@@ -356,7 +227,7 @@ tl::expected<Url, std::string> parse_url(std::string_view url) {
   }
   if (out.host.empty()) return tl::unexpected(std::string("http: no Host in request URL"));
   if (!port_text.empty()) {
-    auto port = parse_number(port_text, 10);
+    auto port = detail::parse_number(port_text, 10);
     if (!port || *port == 0 || *port > 65535) {
       return tl::unexpected("parse \"" + std::string(url) +
                             "\": invalid port \":" + std::string(port_text) + "\" after host");
