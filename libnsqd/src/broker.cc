@@ -16,14 +16,16 @@ std::filesystem::path data_dir(const Options& o) {
   return o.data_path.empty() ? std::filesystem::path(".") : std::filesystem::path(o.data_path);
 }
 
-int disk_threads() { return 4; }
+// With --sync-publish every PUB holds a disk thread until its fsync: enough
+// threads that many publishers share each fsync (group commit).
+int disk_threads(const Options& o) { return o.sync_publish ? 32 : 4; }
 
 }  // namespace
 
 Broker::Broker(Options options, std::shared_ptr<spdlog::logger> log)
     : options_(std::move(options)),
       log_(std::move(log)),
-      disk_pool_(std::make_unique<WorkerPool>(disk_threads())),
+      disk_pool_(std::make_unique<WorkerPool>(disk_threads(options_))),
       deadlines_(std::make_unique<diskqueue::SyncScheduler>()),
       disk_syncs_(std::make_shared<diskqueue::SyncScheduler>()),
       ctx_{options_,
@@ -60,6 +62,7 @@ std::shared_ptr<diskqueue::DiskQueue> Broker::open_backend(const std::string& qu
   o.min_msg_size = static_cast<std::int32_t>(kMessageHeaderSize);
   o.max_msg_size = static_cast<std::int32_t>(options_.max_msg_size + kMessageHeaderSize);
   o.sync_every = options_.sync_every;
+  o.manual_read_commit = options_.sync_publish;
   o.sync_timeout = std::chrono::duration_cast<std::chrono::milliseconds>(options_.sync_timeout);
   o.scheduler = disk_syncs_;
   auto log = log_;

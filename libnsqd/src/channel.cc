@@ -32,7 +32,8 @@ Channel::Channel(std::string topic_name, std::string name, QueueContext& ctx,
       e2e_(ctx.options.e2e_processing_latency_percentiles.empty()
                ? nullptr
                : std::make_unique<LatencyStream>(ctx.options.e2e_processing_latency_percentiles,
-                                                 ctx.options.e2e_processing_latency_window_time)) {
+                                                 ctx.options.e2e_processing_latency_window_time)),
+      durable_(ctx.options.sync_publish && backend_ != nullptr) {
   if (backend_) {
     auto p = backend_->positions();
     disk_pending_ = (p.read_file_num != p.write_file_num || p.read_pos != p.write_pos) ? 1 : 0;
@@ -51,6 +52,15 @@ void Channel::put(std::span<const MessageRef> messages, std::chrono::millisecond
     std::size_t first_spill = spill.size();
     if (defer.count() > 0) {
       Clock::time_point due = Clock::now() + defer;
+      if (durable_) {
+        // Durable first; the delay applies when the record is read back.
+        for (const MessageRef& m : messages) {
+          deferred_due_[m->id()] = due;
+          spill_locked(QueuedMessage{m, 0}, spill);
+        }
+        account_spill_locked(spill, first_spill);
+        return;
+      }
       for (const MessageRef& m : messages) deferred_.push(Deferred{due, QueuedMessage{m, 0}});
       arm_deadline_locked(due);
       return;
@@ -62,17 +72,62 @@ void Channel::put(std::span<const MessageRef> messages, std::chrono::millisecond
   wake_all(wake);
 }
 
-// mu_ held. The memory queue first, the disk queue when it is full.
+// mu_ held. The memory queue first, the disk queue when it is full. Durable:
+// new messages always go to disk; one read from disk (requeued, timed out)
+// stays in memory, its uncommitted record covering it.
 void Channel::enqueue_locked(QueuedMessage m, DiskWrites& spill) {
+  if (durable_) {
+    if (m.disk_seq != 0) {
+      memory_.push_back(std::move(m));
+    } else {
+      spill_locked(m, spill);
+    }
+    return;
+  }
   if (static_cast<std::int64_t>(memory_.size()) < ctx_.options.mem_queue_size) {
     memory_.push_back(std::move(m));
     return;
   }
   if (!backend_) return;  // ephemeral: overflow is dropped, as in NSQ
+  spill_locked(m, spill);
+}
+
+// mu_ held.
+void Channel::spill_locked(const QueuedMessage& m, DiskWrites& spill) {
   if (spill.empty() || spill.back().queue != backend_ || spill.back().done) {
     spill.push_back(DiskWrite{backend_, {}, nullptr});
+    if (durable_) spill.back().durability = diskqueue::Durability::fsync;
   }
   spill.back().records.push_back(encode_record(m));
+}
+
+// mu_ held.
+void Channel::release_locked(const QueuedMessage& m) {
+  if (!durable_ || m.disk_seq == 0) return;
+  auto commit = read_commits_.finish(m.disk_seq);
+  if (!commit) return;
+  pending_commit_ = commit;
+  if (commit_scheduled_) return;
+  commit_scheduled_ = true;
+  // commit_read may delete a finished segment: not on an I/O thread.
+  std::weak_ptr<Channel> weak = weak_from_this();
+  ctx_.disk_pool.submit([weak] {
+    if (auto self = weak.lock()) self->commit_reads();
+  });
+}
+
+void Channel::commit_reads() {
+  std::optional<diskqueue::ReadToken> token;
+  {
+    std::lock_guard lock(mu_);
+    commit_scheduled_ = false;
+    token.swap(pending_commit_);
+  }
+  if (!token) return;
+  if (auto ec = backend_->commit_read(*token)) {
+    ctx_.log.error("TOPIC({}): CHANNEL({}) failed to commit reads - {}", topic_name_, name_,
+                   ec.message());
+  }
 }
 
 // mu_ held. Gives the spills this channel added since `from` a completion
@@ -168,10 +223,16 @@ void Channel::take(ClientId id, std::int64_t rdy, std::int64_t max_count, int sa
       break;
     }
     // sample_rate n keeps roughly n+1 of every 100 messages (NSQ's rule).
-    if (sample_rate > 0 && static_cast<int>(rng_() % 100) > sample_rate) continue;
+    if (sample_rate > 0 && static_cast<int>(rng_() % 100) > sample_rate) {
+      release_locked(m);
+      continue;
+    }
     ++m.attempts;
     auto [pos, inserted] = in_flight_.try_emplace(m.msg->id());
-    if (!inserted) continue;  // the same id is already out: a replayed duplicate
+    if (!inserted) {  // the same id is already out: a replayed duplicate
+      release_locked(m);
+      continue;
+    }
     InFlight& f = pos->second;
     f.msg = m;
     f.client = id;
@@ -193,6 +254,7 @@ Channel::AckResult Channel::finish(ClientId id, const MessageId& msg) {
   if (it == in_flight_.end()) return AckResult::not_in_flight;
   if (it->second.client != id) return AckResult::not_owner;
   if (e2e_) e2e_->record(unix_nanos() - it->second.msg.msg->timestamp(), Clock::now());
+  release_locked(it->second.msg);
   in_flight_heap_.remove(&it->second);
   in_flight_.erase(it);
   if (auto c = clients_.find(id); c != clients_.end()) --c->second.in_flight;
@@ -309,24 +371,54 @@ void Channel::refill() {
     std::lock_guard lock(mu_);
     seq = disk_write_seq_;
   }
-  std::vector<std::string> records = backend_->read_batch(kRefillBatch, kRefillBytes);
+  std::vector<diskqueue::ReadRecord> records;
+  if (durable_) {
+    records = backend_->read_records(kRefillBatch, kRefillBytes);
+  } else {
+    for (std::string& r : backend_->read_batch(kRefillBatch, kRefillBytes))
+      records.push_back(diskqueue::ReadRecord{std::move(r), {}});
+  }
   std::vector<QueuedMessage> decoded;
   decoded.reserve(records.size());
-  for (const std::string& r : records) {
-    auto m = decode_message(r);
+  std::vector<diskqueue::ReadToken> undecodable;
+  for (const diskqueue::ReadRecord& r : records) {
+    auto m = decode_message(r.data);
     if (!m) {
       ctx_.log.error("TOPIC({}): CHANNEL({}) failed to decode message from disk - {}",
                      topic_name_, name_, m.error().message());
+      if (durable_) undecodable.push_back(r.token);
       continue;
     }
     decoded.push_back(QueuedMessage{MessageRef::create(m->header.id, m->header.timestamp_ns, m->body),
-                                    m->header.attempts});
+                                    m->header.attempts, durable_ ? r.token.seq : 0});
   }
   std::vector<std::shared_ptr<Subscriber>> wake;
   {
     std::lock_guard lock(mu_);
     refill_running_ = false;
     idle_cv_.notify_all();
+    if (durable_) {
+      for (const auto& r : records) read_commits_.add(r.token);
+      for (const auto& t : undecodable) release_locked(QueuedMessage{{}, 0, t.seq});
+      Clock::time_point now = Clock::now();
+      std::vector<QueuedMessage> ready;
+      for (auto& m : decoded) {
+        auto due = deferred_due_.find(m.msg->id());
+        if (due == deferred_due_.end()) {
+          ready.push_back(std::move(m));
+          continue;
+        }
+        Clock::time_point when = due->second;
+        deferred_due_.erase(due);
+        if (when <= now) {
+          ready.push_back(std::move(m));
+        } else {
+          deferred_.push(Deferred{when, std::move(m)});
+          arm_deadline_locked(when);
+        }
+      }
+      decoded.swap(ready);
+    }
     for (auto& m : decoded) from_disk_.push_back(std::move(m));
     disk_pending_ -= static_cast<std::int64_t>(records.size());
     if (records.size() < kRefillBatch && disk_write_seq_ == seq) disk_pending_ = 0;
@@ -368,6 +460,9 @@ std::error_code Channel::empty() {
     in_flight_.clear();
     deferred_ = {};
     disk_pending_ = 0;
+    read_commits_.clear();  // the disk queue drops its uncommitted reads too
+    pending_commit_.reset();
+    deferred_due_.clear();
     // Every client has room again: the next message may go to any of them.
     for (auto& [id, slot] : clients_) {
       slot.in_flight = 0;
@@ -414,11 +509,16 @@ void Channel::close_for_shutdown() {
     // Records a refill already took from disk, and spills still landing,
     // must be accounted for before the snapshot.
     idle_cv_.wait(lock, [&] { return !refill_running_ && pending_spills_ == 0; });
-    for (auto& m : from_disk_) records.push_back(encode_record(m));
-    for (auto& m : memory_) records.push_back(encode_record(m));
-    for (auto& [id, f] : in_flight_) records.push_back(encode_record(f.msg));
+    // Durable: a message read from disk is still there, uncommitted, and
+    // comes back when the queue reopens; writing it again would double it.
+    auto keep = [&](const QueuedMessage& m) {
+      if (m.disk_seq == 0) records.push_back(encode_record(m));
+    };
+    for (auto& m : from_disk_) keep(m);
+    for (auto& m : memory_) keep(m);
+    for (auto& [id, f] : in_flight_) keep(f.msg);
     while (!deferred_.empty()) {
-      records.push_back(encode_record(deferred_.top().msg));
+      keep(deferred_.top().msg);
       deferred_.pop();
     }
     from_disk_.clear();
@@ -427,6 +527,7 @@ void Channel::close_for_shutdown() {
     in_flight_.clear();
   }
   if (!backend_) return;
+  if (durable_) commit_reads();  // what was FIN'd last, before the checkpoint
   if (!records.empty()) {
     std::vector<std::string_view> views(records.begin(), records.end());
     if (auto ec = backend_->put_batch(views)) {

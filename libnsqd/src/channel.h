@@ -19,6 +19,7 @@
 #include "deadline_heap.h"
 #include "message.h"
 #include "quantile.h"
+#include "read_commits.h"
 #include "stats.h"
 
 namespace nsq::nsqd {
@@ -126,6 +127,11 @@ class Channel : public std::enable_shared_from_this<Channel> {
   };
 
   void enqueue_locked(QueuedMessage m, DiskWrites& spill);
+  void spill_locked(const QueuedMessage& m, DiskWrites& spill);
+  // --sync-publish: a message that came from disk is done (FIN'd, or dropped
+  // by sampling or as a duplicate): its record may be committed.
+  void release_locked(const QueuedMessage& m);
+  void commit_reads();
   void collect_waiting_locked(std::vector<std::shared_ptr<Subscriber>>& out);
   void arm_deadline_locked(Clock::time_point when);
   void on_deadline();
@@ -141,6 +147,9 @@ class Channel : public std::enable_shared_from_this<Channel> {
   QueueContext& ctx_;
   const std::shared_ptr<diskqueue::DiskQueue> backend_;  // null when ephemeral
   const std::unique_ptr<LatencyStream> e2e_;  // internally locked
+  // --sync-publish with a disk queue: every message goes through the disk
+  // queue (fsynced before PUB's OK) and its record is committed on FIN.
+  const bool durable_;
 
   mutable std::mutex mu_;
   std::deque<QueuedMessage> memory_;      // guarded by mu_
@@ -162,6 +171,13 @@ class Channel : public std::enable_shared_from_this<Channel> {
   std::uint64_t requeue_count_ = 0;  // guarded by mu_
   std::uint64_t timeout_count_ = 0;  // guarded by mu_
   std::minstd_rand rng_{std::random_device{}()};  // guarded by mu_
+  // durable_ only, all guarded by mu_:
+  ReadCommits read_commits_;
+  std::optional<diskqueue::ReadToken> pending_commit_;  // the furthest done, not yet committed
+  bool commit_scheduled_ = false;
+  // DPUB'd messages on their way through the disk queue: delivered not
+  // before this time once read back (the delay itself is not on disk).
+  std::unordered_map<MessageId, Clock::time_point, IdHash> deferred_due_;
 };
 
 }  // namespace nsq::nsqd

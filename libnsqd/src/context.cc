@@ -6,7 +6,7 @@ std::error_code perform_disk_writes(DiskWrites& writes) {
   std::error_code first;
   for (DiskWrite& w : writes) {
     std::vector<std::string_view> views(w.records.begin(), w.records.end());
-    std::error_code ec = w.queue->put_batch(views);
+    std::error_code ec = w.queue->put_batch(views, w.durability);
     if (w.done) w.done(ec);
     if (ec && !first) first = ec;
   }

@@ -27,6 +27,8 @@ struct DiskWrite {
   std::shared_ptr<diskqueue::DiskQueue> queue;
   std::vector<std::string> records;
   std::function<void(std::error_code)> done;  // after the write, on the writing thread
+  // fsync: the write returns once the records are fsynced (--sync-publish).
+  diskqueue::Durability durability = diskqueue::Durability::written;
 };
 using DiskWrites = std::vector<DiskWrite>;
 

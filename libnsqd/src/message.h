@@ -77,6 +77,9 @@ class MessageRef {
 struct QueuedMessage {
   MessageRef msg;
   std::uint16_t attempts = 0;
+  // With --sync-publish: the read sequence number of the channel disk queue
+  // record this message came from, committed once it is FIN'd; 0 = none.
+  std::uint64_t disk_seq = 0;
 };
 
 // The disk-queue record of a message: its wire form (26-byte header + body).

@@ -411,7 +411,9 @@ std::vector<OptionField> nsqd_option_fields() {
 
   // nsq-cpp only.
   f.push_back(bool_field("sync-publish",
-                         "[nsq-cpp] reply to PUB/MPUB/DPUB only after the message is stored",
+                         "[nsq-cpp] reply to PUB/MPUB/DPUB and /pub only once the message is "
+                         "fsynced to disk (group commit); a message is removed from disk only "
+                         "when FIN'd",
                          &O::sync_publish));
   f.push_back(int_field("io-threads", "[nsq-cpp] number of I/O threads (0 = number of CPU cores)",
                         &O::io_threads));

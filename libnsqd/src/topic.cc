@@ -2,6 +2,8 @@
 
 #include <spdlog/spdlog.h>
 
+#include <optional>
+
 #include "diskqueue/errc.h"
 #include "nsq/names.h"
 #include "worker_pool.h"
@@ -54,13 +56,16 @@ std::error_code Topic::publish(std::span<const std::string_view> bodies,
       for (auto& [n, ch] : channels_) targets.push_back(ch);
     } else {
       std::size_t first_spill = spill.size();
+      // --sync-publish: the backlog is the disk queue, fsynced before the OK.
+      const bool durable = ctx_.options.sync_publish && backend_;
       for (MessageRef& m : messages) {
-        if (static_cast<std::int64_t>(backlog_.size()) < ctx_.options.mem_queue_size) {
+        if (!durable && static_cast<std::int64_t>(backlog_.size()) < ctx_.options.mem_queue_size) {
           backlog_.push_back(Pending{std::move(m), defer});
         } else if (backend_) {
           // On disk a message loses its delay, as in NSQ.
           if (spill.empty() || spill.back().queue != backend_ || spill.back().done) {
             spill.push_back(DiskWrite{backend_, {}, nullptr});
+            if (durable) spill.back().durability = diskqueue::Durability::fsync;
           }
           spill.back().records.push_back(encode_record(QueuedMessage{m, 0}));
         }
@@ -130,9 +135,21 @@ void Topic::drain() {
       for (auto& [n, ch] : channels_) targets.push_back(ch);
     }
     bool from_disk = batch.empty() && backend_;
+    // --sync-publish: a batch leaves the topic's disk queue (its read is
+    // committed) only once every channel holds it durably.
+    const bool durable = ctx_.options.sync_publish && from_disk;
+    std::optional<diskqueue::ReadToken> last_read;
     if (from_disk) {
-      for (const std::string& r : backend_->read_batch(kDrainBatch, kDrainBytes)) {
-        auto m = decode_message(r);
+      std::vector<diskqueue::ReadRecord> records;
+      if (durable) {
+        records = backend_->read_records(kDrainBatch, kDrainBytes);
+      } else {
+        for (std::string& r : backend_->read_batch(kDrainBatch, kDrainBytes))
+          records.push_back(diskqueue::ReadRecord{std::move(r), {}});
+      }
+      for (const diskqueue::ReadRecord& r : records) {
+        last_read = r.token;
+        auto m = decode_message(r.data);
         if (!m) {
           ctx_.log.error("TOPIC({}): failed to decode message from disk - {}", name_,
                          m.error().message());
@@ -147,6 +164,8 @@ void Topic::drain() {
       if (!can_fan_out_locked()) {
         // Shutting down (or paused) after the batch left the disk queue: it
         // goes back in front of the backlog, which shutdown writes to disk.
+        // Durable: it never left (not committed); reopening reads it again.
+        if (durable) batch.clear();
         for (auto it = batch.rbegin(); it != batch.rend(); ++it) backlog_.push_front(std::move(*it));
         draining_ = false;
         idle_cv_.notify_all();
@@ -175,6 +194,13 @@ void Topic::drain() {
     }
     if (auto ec = perform_disk_writes(spill)) {
       if (ctx_.report_disk_error) ctx_.report_disk_error(ec);
+      // Durable: not committed, so a restart delivers the batch again.
+      continue;
+    }
+    if (durable && last_read) {
+      if (auto ec = backend_->commit_read(*last_read)) {
+        ctx_.log.error("TOPIC({}): failed to commit reads - {}", name_, ec.message());
+      }
     }
   }
 }

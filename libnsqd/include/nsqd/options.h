@@ -110,8 +110,10 @@ struct Options {
   bool snappy = true;
 
   // --- nsq-cpp only (not in Go nsqd) ---
-  // --sync-publish / `sync_publish`: answer PUB/MPUB/DPUB only once the
-  // message is stored.
+  // --sync-publish / `sync_publish`: PUB/MPUB/DPUB and HTTP /pub answer
+  // only once the message is fsynced in every channel's disk queue (or the
+  // topic's), and a message leaves a disk queue only once it is FIN'd (or
+  // handed on durably): a SIGKILL loses nothing acknowledged.
   bool sync_publish = false;
   // --io-threads / `io_threads`: I/O threads (io_contexts); 0 = core count.
   int io_threads = 0;
