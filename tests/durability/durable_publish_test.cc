@@ -6,6 +6,7 @@
 #include <signal.h>
 
 #include <atomic>
+#include <cstdio>
 #include <mutex>
 #include <random>
 #include <set>
@@ -152,6 +153,7 @@ TEST(DurablePublish, SigkillAtRandomMomentsLosesNothingAcknowledged) {
   ASSERT_GT(all_acked.size(), 100u) << "the load did publish";
   auto got = drain_until(nsqd.tcp_address(), "durable", "ch", all_acked);
   auto lost = missing(all_acked, got);
+  std::printf("[durable] rounds=20 acked=%zu lost=%zu\n", all_acked.size(), lost.size());
   EXPECT_TRUE(lost.empty()) << lost.size() << " acknowledged messages lost, e.g. " << lost.front();
 }
 
