@@ -3,12 +3,12 @@
 #include <cstdio>
 #include <memory>
 #include <pthread.h>
-#include <sys/resource.h>
 #include <thread>
 
 #include <spdlog/spdlog.h>
 
 #include "nsq/go_logger.h"
+#include "nsq/open_file_limit.h"
 #include "nsqd/options_parser.h"
 #include "nsqd/server.h"
 
@@ -18,17 +18,6 @@ std::shared_ptr<spdlog::logger> make_logger(const nsq::nsqd::Options& options) {
   // Both enums list Go's levels in the same order.
   return nsq::make_go_logger("nsqd", options.log_prefix,
                              static_cast<nsq::GoLogLevel>(static_cast<int>(options.log_level)));
-}
-
-// Go programs (nsqd v1.3.0 among them) raise their soft RLIMIT_NOFILE to
-// the hard limit at start (Go >= 1.19). Do the same, or under the usual soft
-// limit of 1024 a drop-in nsqd refuses clients past about 1,000 connections.
-void raise_open_file_limit() {
-  rlimit lim{};
-  if (::getrlimit(RLIMIT_NOFILE, &lim) == 0 && lim.rlim_cur < lim.rlim_max) {
-    lim.rlim_cur = lim.rlim_max;
-    ::setrlimit(RLIMIT_NOFILE, &lim);  // best effort, as in Go
-  }
 }
 
 }  // namespace
@@ -44,7 +33,7 @@ int main(int argc, char** argv) {
     return exit.exit_code;
   }
   auto log = make_logger(*parsed);
-  raise_open_file_limit();
+  nsq::raise_open_file_limit();
 
   // Signals are taken by one thread with sigwait, so every other thread
   // (started after this) runs with them blocked.

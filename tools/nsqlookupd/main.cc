@@ -8,6 +8,7 @@
 #include <thread>
 
 #include "nsq/go_logger.h"
+#include "nsq/open_file_limit.h"
 #include "lookupd/options_parser.h"
 #include "lookupd/server.h"
 
@@ -32,6 +33,7 @@ int main(int argc, char** argv) {
     return exit.exit_code;
   }
   auto log = make_logger(*parsed);
+  nsq::raise_open_file_limit();
 
   // Signals are taken by one thread with sigwait, so every other thread
   // (started after this) runs with them blocked.
