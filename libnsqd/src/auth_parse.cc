@@ -2,6 +2,10 @@
 
 #include <rapidjson/document.h>
 
+#include <algorithm>
+#include <cctype>
+#include <vector>
+
 // The auth module's parsers of outside input, apart from its HTTP queries so
 // that they build and fuzz without Asio or OpenSSL: the auth server's JSON
 // reply and the --auth-http-address values.
@@ -9,10 +13,94 @@ namespace nsq::nsqd::auth {
 
 namespace {
 
+constexpr std::size_t kMaxPatternLength = 1000;
+constexpr int kMaxRepeatCount = 1000;  // Go's regexp limit
+// Sequential repetitions cost up to n^k steps on a name of n <= 64 bytes.
+constexpr int kMaxRepetitions = 4;
+
+// std::regex backtracks, so nested repetition (`z**`, `(a*)*`) can take
+// exponential time even on a short topic name: a hostile or broken auth
+// server must not be able to stall nsqd. Go's RE2 refuses a repetition
+// operator applied to another one ("invalid nested repetition operator")
+// and repeat counts above 1000; we refuse those too, and also what RE2
+// would run in linear time but std::regex cannot: a repeated group that
+// itself repeats or alternates, and more than four repetitions in all.
+// Returns the reason, or empty when the pattern is acceptable.
+std::string repetition_problem(const std::string& p) {
+  if (p.size() > kMaxPatternLength) return "regexp too long";
+  struct Group {
+    bool repeats = false;
+    bool alternates = false;
+  };
+  int repetitions = 0;
+  std::vector<Group> groups(1);
+  bool after_quantifier = false, lazy_done = false;
+  bool after_group = false, group_repeated = false;
+  for (std::size_t i = 0; i < p.size(); ++i) {
+    char c = p[i];
+    bool quantifier = c == '*' || c == '+' || c == '?' ||
+                      (c == '{' && i + 1 < p.size() && std::isdigit(static_cast<unsigned char>(p[i + 1])));
+    if (quantifier) {
+      if (after_quantifier) {
+        if (c == '?' && !lazy_done) {  // `*?`: the lazy form, not a repetition
+          lazy_done = true;
+          continue;
+        }
+        return "invalid nested repetition operator";
+      }
+      if (after_group && group_repeated) return "nested repetition in a group";
+      if (++repetitions > kMaxRepetitions) return "too many repetitions";
+      if (c == '{') {
+        std::size_t close = p.find('}', i);
+        if (close == std::string::npos) return "missing closing }";
+        int count = 0;
+        for (std::size_t j = i + 1; j < close; ++j) {
+          if (std::isdigit(static_cast<unsigned char>(p[j]))) {
+            count = std::min(count * 10 + (p[j] - '0'), kMaxRepeatCount + 1);
+            if (count > kMaxRepeatCount) return "invalid repeat count";
+          } else {
+            count = 0;  // the comma between the bounds
+          }
+        }
+        i = close;
+      }
+      groups.back().repeats = true;
+      after_quantifier = true;
+      lazy_done = false;
+      after_group = false;
+      continue;
+    }
+    after_quantifier = false;
+    after_group = false;
+    if (c == '\\') {
+      ++i;  // an escaped character is a literal (or a class like \d)
+    } else if (c == '[') {
+      std::size_t j = i + 1;
+      if (j < p.size() && p[j] == '^') ++j;
+      if (j < p.size() && p[j] == ']') ++j;
+      while (j < p.size() && p[j] != ']') j += p[j] == '\\' ? 2 : 1;
+      i = j;
+    } else if (c == '(') {
+      groups.push_back({});
+    } else if (c == '|') {
+      groups.back().alternates = true;
+    } else if (c == ')' && groups.size() > 1) {
+      Group closed = groups.back();
+      groups.pop_back();
+      group_repeated = closed.repeats || closed.alternates;
+      if (closed.repeats) groups.back().repeats = true;
+      after_group = true;
+    }
+  }
+  return {};
+}
+
 // Go's regexp (RE2) and ECMAScript agree on the patterns auth servers use
 // (literals, ., *, +, ?, classes, anchors, alternation); a pattern std::regex
 // rejects is rejected here as Go rejects one it cannot compile.
 tl::expected<std::regex, std::string> compile(const std::string& pattern) {
+  if (std::string problem = repetition_problem(pattern); !problem.empty())
+    return tl::unexpected(problem + " in `" + pattern + "`");
   try {
     return std::regex(pattern, std::regex::ECMAScript);
   } catch (const std::regex_error& e) {
@@ -103,7 +191,10 @@ tl::expected<State, std::string> parse_reply(std::string_view body,
     }
   }
   if (ttl <= 0) return tl::unexpected("invalid TTL " + std::to_string(ttl) + " (must be >0)");
-  state.expires = now + std::chrono::seconds(ttl);
+  // A ttl of centuries would overflow the clock's nanoseconds: a year is
+  // long enough to mean "until the next restart".
+  constexpr std::int64_t kMaxTtlSeconds = 365LL * 24 * 3600;
+  state.expires = now + std::chrono::seconds(std::min(ttl, kMaxTtlSeconds));
   return state;
 }
 

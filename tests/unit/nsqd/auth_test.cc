@@ -116,3 +116,49 @@ TEST(AuthAddress, HostPortOrUrl) {
 
 }  // namespace
 }  // namespace nsq::nsqd::auth
+
+namespace nsq::nsqd::auth {
+namespace {
+
+std::string topic_error(const std::string& pattern) {
+  std::string json = R"({"ttl":5,"authorizations":[{"topic":")" + pattern +
+                     R"(","channels":[".*"],"permissions":["publish"]}]})";
+  auto r = parse_reply(json, std::chrono::steady_clock::time_point());
+  return r ? std::string() : r.error();
+}
+
+// std::regex backtracks: patterns that would take exponential time are
+// refused up front (a fuzzer found `z*****...` stalling the matcher).
+TEST(AuthReply, RefusesPatternsThatBacktrackExponentially) {
+  EXPECT_NE(topic_error("z**").find("invalid nested repetition operator"), std::string::npos);
+  EXPECT_NE(topic_error("z******************").find("nested repetition"), std::string::npos);
+  EXPECT_NE(topic_error("a+*").find("nested repetition"), std::string::npos);
+  EXPECT_NE(topic_error("(a*)*").find("nested repetition in a group"), std::string::npos);
+  EXPECT_NE(topic_error("(a|aa)+b").find("nested repetition in a group"), std::string::npos);
+  EXPECT_NE(topic_error("a{1001}").find("invalid repeat count"), std::string::npos);
+  EXPECT_NE(topic_error(".*.*.*.*.*x").find("too many repetitions"), std::string::npos);
+  EXPECT_NE(topic_error(std::string(1001, 'a')).find("too long"), std::string::npos);
+}
+
+TEST(AuthReply, AcceptsTheUsualPatterns) {
+  for (const char* ok : {".*", "^orders$", "^(orders|events)$", "^logs_[a-z]+_[0-9]*$", "a*?b",
+                         "^[*+?]+$", "\\\\d{2,4}", "x{3}", "(ab)+", "^metrics\\\\..*"}) {
+    EXPECT_EQ(topic_error(ok), "") << ok;
+  }
+}
+
+}  // namespace
+}  // namespace nsq::nsqd::auth
+
+namespace nsq::nsqd::auth {
+namespace {
+
+TEST(AuthReply, HugeTtlIsCappedNotOverflowed) {
+  std::chrono::steady_clock::time_point now{std::chrono::hours(1)};
+  auto s = parse_reply(R"({"ttl":1333333333333333,"authorizations":[]})", now);
+  ASSERT_TRUE(s) << s.error();
+  EXPECT_FALSE(s->expired(now + std::chrono::hours(24 * 300)));
+}
+
+}  // namespace
+}  // namespace nsq::nsqd::auth
