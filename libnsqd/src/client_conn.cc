@@ -295,9 +295,11 @@ awaitable<void> ClientConn::watchdog() {
 void ClientConn::shut_down() {
   closing_ = true;
   write_signal_.cancel();
+  // Logged before the client leaves its channel, as Go does: once /stats no
+  // longer lists the client, its exit line is written.
+  broker_.log().info("PROTOCOL(V2): [{}] exiting ioloop", remote_);
   leave_channel();
   registry_.remove(id_);
-  broker_.log().info("PROTOCOL(V2): [{}] exiting ioloop", remote_);
 }
 
 void ClientConn::leave_channel() {

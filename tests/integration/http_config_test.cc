@@ -53,6 +53,12 @@ TEST_F(HttpConfigTest, PutLogLevelTakesEffect) {
     auto c = consumer("t", "c", 1, R"({"client_id":"quiet"})");
     ASSERT_TRUE(is_v1_ok(post("/topic/create?topic=t2"), ""));
   }
+  // The disconnect is handled asynchronously: its exit line must be written
+  // (at level error: not at all) before the level goes back to debug.
+  ASSERT_TRUE(stats_eventually([&] {
+    auto* ch = channel("t", "c");
+    return ch && ch->HasMember("clients") && (*ch)["clients"].Size() == 0;
+  }));
   ASSERT_TRUE(is_v1_ok(req("PUT", "/config/log_level", "debug"), "1"));
   std::string quiet = nsqd_->log().substr(mark);
   EXPECT_EQ(quiet.find("INFO"), std::string::npos) << "info lines at log_level=error:\n" << quiet;
