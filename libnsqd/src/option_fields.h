@@ -1,6 +1,5 @@
 #pragma once
 
-#include <functional>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -9,6 +8,7 @@
 #include <tl/expected.hpp>
 
 #include "config_file.h"
+#include "nsq/config/option_table.h"
 #include "nsq/flags/go_flags.h"
 #include "nsqd/options.h"
 
@@ -17,17 +17,7 @@
 // which is also the order config values are resolved and reported in.
 namespace nsq::nsqd::detail {
 
-struct OptionField {
-  std::string flag;
-  std::string key;  // config file key
-  // Registers the flag on `fs`, storing into `staged` (the default shown in
-  // usage is staged's current value).
-  std::function<void(flags::FlagSet& fs, Options& staged)> add_flag;
-  // Sets the option from a config value; the error is go-options' reason.
-  std::function<tl::expected<void, std::string>(const config::Value& v, Options& out)> from_config;
-  // Copies the option (used for flags given on the command line).
-  std::function<void(const Options& from, Options& to)> copy;
-};
+using OptionField = config::OptionField<Options>;
 
 std::vector<OptionField> nsqd_option_fields();
 

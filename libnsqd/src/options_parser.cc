@@ -6,6 +6,7 @@
 
 #include "config_coerce.h"
 #include "config_file.h"
+#include "nsq/config/option_table.h"
 #include "nsq/flags/go_flags.h"
 #include "nsq/flags/go_strconv.h"
 #include "option_fields.h"
@@ -13,37 +14,27 @@
 namespace nsq::nsqd {
 namespace {
 
-std::string this_compiler() {
-#if defined(__clang__)
-  std::string v = "clang " __clang_version__;
-#elif defined(__GNUC__)
-  std::string v = "gcc " __VERSION__;
-#else
-  std::string v = "unknown compiler";
-#endif
-  while (!v.empty() && v.back() == ' ') v.pop_back();
-  return v;
-}
-
-ParseExit fatal(std::string message) { return ParseExit{1, std::move(message), true}; }
+using config::fatal_exit;
 
 // Go's config.Validate: these three are checked as soon as the file is read,
 // whether or not a flag overrides them.
 tl::expected<void, ParseExit> check_special_keys(const config::Map& cfg) {
   if (auto it = cfg.find("tls_required"); it != cfg.end()) {
     if (!detail::parse_tls_required(config::go_format(it->second))) {
-      return tl::unexpected(fatal("failed parsing tls_required " + config::go_format(it->second)));
+      return tl::unexpected(
+          fatal_exit("failed parsing tls_required " + config::go_format(it->second)));
     }
   }
   if (auto it = cfg.find("tls_min_version"); it != cfg.end()) {
     if (!detail::parse_tls_min_version(config::go_format(it->second))) {
       return tl::unexpected(
-          fatal("failed parsing tls_min_version " + config::go_format(it->second)));
+          fatal_exit("failed parsing tls_min_version " + config::go_format(it->second)));
     }
   }
   if (auto it = cfg.find("log_level"); it != cfg.end()) {
     if (!detail::parse_log_level(config::go_format(it->second))) {
-      return tl::unexpected(fatal("failed parsing log_level " + config::go_format(it->second)));
+      return tl::unexpected(
+          fatal_exit("failed parsing log_level " + config::go_format(it->second)));
     }
   }
   return {};
@@ -59,54 +50,28 @@ ParseOutcome parse(std::span<const std::string> args, const ParseEnv& env) {
   const std::vector<detail::OptionField> fields = detail::nsqd_option_fields();
   for (const auto& field : fields) field.add_flag(fs, staged);
 
-  if (auto parsed = fs.parse(args); !parsed) {
-    if (parsed.error().kind == flags::FlagError::Kind::help) {
-      return tl::unexpected(ParseExit{0, fs.usage(), false});
-    }
-    return tl::unexpected(ParseExit{2, parsed.error().message + "\n" + fs.usage(), true});
-  }
+  if (auto ok = config::parse_command_line(fs, args); !ok) return tl::unexpected(ok.error());
   // Go nsqd ignores words after the flags (fs.args()).
 
   if (cmd.version) {
     return tl::unexpected(ParseExit{0, version_string(env.compiler) + "\n", false});
   }
 
-  config::Map cfg;
-  if (!cmd.config.empty()) {
-    auto loaded = config::load_toml_file(cmd.config);
-    if (!loaded) {
-      return tl::unexpected(
-          fatal("failed to load config file " + cmd.config + " - " + loaded.error()));
-    }
-    cfg = std::move(*loaded);
-  }
-  if (auto ok = check_special_keys(cfg); !ok) return tl::unexpected(ok.error());
+  auto cfg = config::load_config(cmd.config);
+  if (!cfg) return tl::unexpected(cfg.error());
+  if (auto ok = check_special_keys(*cfg); !ok) return tl::unexpected(ok.error());
 
-  // go-options' Resolve: flag given > config key > default, field by field.
-  Options opts = defaults;
-  for (const auto& field : fields) {
-    if (fs.is_set(field.flag)) {
-      field.copy(staged, opts);
-      continue;
-    }
-    const auto it = cfg.find(field.key);
-    if (it == cfg.end()) continue;
-    if (auto ok = field.from_config(it->second, opts); !ok) {
-      return tl::unexpected(fatal("option resolution failed to coerce " +
-                                  config::go_format(it->second) + " for " + field.key + " - " +
-                                  ok.error()));
-    }
+  auto resolved = config::resolve_options(fs, fields, staged, defaults, *cfg);
+  if (!resolved) return resolved;
+  if (auto ok = check_options(*resolved); !ok) {
+    return tl::unexpected(fatal_exit("failed to instantiate nsqd - " + ok.error()));
   }
-
-  if (auto ok = check_options(opts); !ok) {
-    return tl::unexpected(fatal("failed to instantiate nsqd - " + ok.error()));
-  }
-  return opts;
+  return resolved;
 }
 
 }  // namespace
 
-ParseEnv current_parse_env() { return ParseEnv{os_hostname(), this_compiler()}; }
+ParseEnv current_parse_env() { return ParseEnv{os_hostname(), config::compiler_name()}; }
 
 std::string version_string(std::string_view compiler) {
   return "nsqd v1.3.0 (built w/" + std::string(compiler) + ")";
@@ -117,7 +82,7 @@ ParseOutcome parse_nsqd_options(std::span<const std::string> args, const ParseEn
   try {
     return parse(args, env);
   } catch (const std::exception& e) {
-    return tl::unexpected(fatal(std::string("failed to parse options - ") + e.what()));
+    return tl::unexpected(fatal_exit(std::string("failed to parse options - ") + e.what()));
   }
 }
 

@@ -1,48 +1,22 @@
 // nsqd: flags and config file -> Options -> Server, until SIGINT/SIGTERM.
-#include <csignal>
-#include <cstdio>
 #include <memory>
-#include <pthread.h>
-#include <thread>
 
 #include <spdlog/spdlog.h>
 
+#include "nsq/daemon.h"
 #include "nsq/go_logger.h"
 #include "nsq/open_file_limit.h"
 #include "nsqd/options_parser.h"
 #include "nsqd/server.h"
 
-namespace {
-
-std::shared_ptr<spdlog::logger> make_logger(const nsq::nsqd::Options& options) {
-  // Both enums list Go's levels in the same order.
-  return nsq::make_go_logger("nsqd", options.log_prefix,
-                             static_cast<nsq::GoLogLevel>(static_cast<int>(options.log_level)));
-}
-
-}  // namespace
-
 int main(int argc, char** argv) {
   auto parsed = nsq::nsqd::parse_nsqd_options(argc, argv);
-  if (!parsed) {
-    const auto& exit = parsed.error();
-    std::fputs(exit.text.c_str(), exit.to_stderr ? stderr : stdout);
-    if (!exit.text.empty() && exit.text.back() != '\n') {
-      std::fputc('\n', exit.to_stderr ? stderr : stdout);
-    }
-    return exit.exit_code;
-  }
-  auto log = make_logger(*parsed);
+  if (!parsed) return nsq::finish_parse(parsed.error());
+  // Both enums list Go's levels in the same order.
+  auto log = nsq::make_go_logger("nsqd", parsed->log_prefix,
+                                 static_cast<nsq::GoLogLevel>(static_cast<int>(parsed->log_level)));
   nsq::raise_open_file_limit();
-
-  // Signals are taken by one thread with sigwait, so every other thread
-  // (started after this) runs with them blocked.
-  sigset_t signals;
-  sigemptyset(&signals);
-  sigaddset(&signals, SIGINT);
-  sigaddset(&signals, SIGTERM);
-  pthread_sigmask(SIG_BLOCK, &signals, nullptr);
-  std::signal(SIGPIPE, SIG_IGN);
+  nsq::ShutdownSignal shutdown;  // before any thread starts
 
   log->info("{}", nsq::nsqd::version_string(nsq::nsqd::current_parse_env().compiler));
   log->info("ID: {}", parsed->node_id);
@@ -51,16 +25,12 @@ int main(int argc, char** argv) {
     log->critical("{}", error);
     return 1;
   }
-  std::thread signal_thread([&] {
-    int sig = 0;
-    sigwait(&signals, &sig);
+  shutdown.watch([&](int sig) {
     log->info("signal {} received, shutting down", sig);
     server.stop();
   });
   server.run();
-  // The signal thread is parked in sigwait unless a signal stopped us.
-  pthread_kill(signal_thread.native_handle(), SIGTERM);
-  signal_thread.join();
+  shutdown.stop();
   log->info("nsqd: exited cleanly");
   return 0;
 }

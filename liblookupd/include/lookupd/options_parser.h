@@ -6,6 +6,7 @@
 #include <tl/expected.hpp>
 
 #include "lookupd/options.h"
+#include "nsq/config/parse_exit.h"
 
 // nsqlookupd's start-up configuration as Go nsqlookupd v1.3.0 does it: flags
 // (Go syntax), then the --config TOML file. Precedence per option: flag given
@@ -16,11 +17,7 @@ namespace nsq::lookupd {
 //   0  --help (usage) or --version
 //   2  a bad command line (Go's flag message followed by the usage)
 //   1  a bad config file or value; `text` is a FATAL log message
-struct ParseExit {
-  int exit_code = 0;
-  std::string text;
-  bool to_stderr = false;
-};
+using ParseExit = config::ParseExit;
 
 // What parsing needs from the machine; tests pass their own.
 struct ParseEnv {

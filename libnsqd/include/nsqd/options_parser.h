@@ -7,6 +7,7 @@
 #include <tl/expected.hpp>
 
 #include "nsqd/options.h"
+#include "nsq/config/parse_exit.h"
 
 // nsqd's start-up configuration, as Go nsqd v1.3.0 does it: flags (Go
 // syntax), then the --config TOML file, then the checks of nsqd.New.
@@ -19,11 +20,7 @@ namespace nsq::nsqd {
 //   1  a bad config file or option value; `text` is a log message (no
 //      trailing newline) that Go logs at FATAL level, e.g.
 //      "failed to instantiate nsqd - --node-id must be [0,1024)"
-struct ParseExit {
-  int exit_code = 0;
-  std::string text;
-  bool to_stderr = false;
-};
+using ParseExit = config::ParseExit;
 
 // What parsing needs from the machine; tests pass their own.
 struct ParseEnv {
