@@ -1,0 +1,90 @@
+#include "admin_server.h"
+
+#include <spdlog/spdlog.h>
+
+#include "api.h"
+#include "cluster_info.h"
+#include "nsq/http/server.h"
+#include "notifier.h"
+
+namespace nsq::admin {
+namespace {
+
+// Enough for a few slow upstreams without starving the others; each request
+// fans out to the upstreams on threads of its own.
+constexpr int kWorkers = 8;
+
+std::chrono::milliseconds ms(std::chrono::nanoseconds d) {
+  return std::chrono::duration_cast<std::chrono::milliseconds>(d);
+}
+
+}  // namespace
+
+AdminServer::AdminServer(Options options, std::shared_ptr<spdlog::logger> log)
+    : options_(std::move(options)), log_(std::move(log)) {
+  options_.base_path = normalize_base_path(options_.base_path);
+  const UpstreamTimeouts timeouts{ms(options_.http_client_connect_timeout),
+                                  ms(options_.http_client_request_timeout)};
+  cluster_ = std::make_unique<ClusterInfo>(timeouts, log_);
+  if (!options_.notification_http_endpoint.empty()) {
+    notifier_ = std::make_unique<Notifier>(options_.notification_http_endpoint, timeouts, log_);
+  }
+  api_ = std::make_unique<Api>(&options_, cluster_.get(), notifier_.get(), log_);
+}
+
+AdminServer::~AdminServer() { stop(); }
+
+std::string AdminServer::start() {
+  http::ServerOptions server_options;
+  server_options.max_body_size = 1024 * 1024;
+  auto handler = [this](http::Request req, http::ReplyFn reply) {
+    {
+      std::lock_guard lock(mu_);
+      if (stopping_) return;  // reply dropped: the server is closing anyway
+      jobs_.push_back([this, req = std::move(req), reply = std::move(reply)] {
+        reply(api_->handle(req));
+      });
+    }
+    cv_.notify_one();
+  };
+  server_ = std::make_unique<http::Server>(server_options, handler, [this](std::string_view e) {
+    log_->error("HTTP: {}", e);
+  });
+  if (std::string err = server_->listen(options_.http_address); !err.empty()) {
+    return "listen (" + options_.http_address + ") failed - " + err;
+  }
+  for (int i = 0; i < kWorkers; ++i) workers_.emplace_back([this] { worker(); });
+  server_->start();
+  log_->info("HTTP: listening on {}", server_->bound_address());
+  return {};
+}
+
+std::uint16_t AdminServer::port() const { return server_ ? server_->port() : 0; }
+
+void AdminServer::stop() {
+  if (server_) server_->stop();
+  {
+    std::lock_guard lock(mu_);
+    stopping_ = true;
+    jobs_.clear();
+  }
+  cv_.notify_all();
+  for (auto& w : workers_) w.join();
+  workers_.clear();
+}
+
+void AdminServer::worker() {
+  for (;;) {
+    std::function<void()> job;
+    {
+      std::unique_lock lock(mu_);
+      cv_.wait(lock, [this] { return stopping_ || !jobs_.empty(); });
+      if (stopping_) return;
+      job = std::move(jobs_.front());
+      jobs_.pop_front();
+    }
+    job();
+  }
+}
+
+}  // namespace nsq::admin

@@ -1,0 +1,498 @@
+#include "api.h"
+
+#include <rapidjson/document.h>
+#include <spdlog/spdlog.h>
+#include <unistd.h>
+
+#include <chrono>
+#include <map>
+#include <optional>
+#include <vector>
+
+#include "cluster_json.h"
+#include "nsq/names.h"
+#include "notifier.h"
+#include "static_assets.h"
+
+namespace nsq::admin {
+namespace {
+
+constexpr std::string_view kJsonType = "application/json; charset=utf-8";
+
+http::Response json_response(int status, std::string body) {
+  http::Response r;
+  r.status = status;
+  r.content_type = std::string(kJsonType);
+  r.body = std::move(body);
+  r.headers.emplace_back("X-NSQ-Content-Type", "nsq; version=1.0");
+  return r;
+}
+
+http::Response error(int status, std::string_view message) {
+  return json_response(status, message_json(message));
+}
+
+// Go's maybeWarnMsg.
+std::string warn_message(const std::vector<std::string>& messages) {
+  if (messages.empty()) return {};
+  std::string out = "WARNING: ";
+  for (std::size_t i = 0; i < messages.size(); ++i) {
+    if (i > 0) out += "; ";
+    out += messages[i];
+  }
+  return out;
+}
+
+std::vector<std::string> split_path(std::string_view path) {
+  std::vector<std::string> parts;
+  std::size_t i = 0;
+  while (i < path.size()) {
+    auto slash = path.find('/', i);
+    if (slash == std::string_view::npos) slash = path.size();
+    if (slash > i) parts.emplace_back(path.substr(i, slash - i));
+    i = slash + 1;
+  }
+  return parts;
+}
+
+std::string hostname() {
+  char buf[256] = {};
+  if (gethostname(buf, sizeof(buf) - 1) != 0) return {};
+  return buf;
+}
+
+// The string fields of a JSON object body, or Go's decoder error text.
+tl::expected<std::map<std::string, std::string>, std::string> decode_body(const std::string& body) {
+  if (body.find_first_not_of(" \t\r\n") == std::string::npos) return tl::unexpected(std::string("EOF"));
+  rapidjson::Document doc;
+  doc.Parse(body.data(), body.size());
+  if (doc.HasParseError()) return tl::unexpected(std::string("invalid character in JSON body"));
+  if (!doc.IsObject()) return tl::unexpected(std::string("json: cannot unmarshal body into an object"));
+  std::map<std::string, std::string> out;
+  for (const auto& m : doc.GetObject()) {
+    if (m.value.IsString()) {
+      out[m.name.GetString()] = std::string(m.value.GetString(), m.value.GetStringLength());
+    } else if (!m.value.IsNull()) {
+      return tl::unexpected("json: cannot unmarshal " + std::string(m.name.GetString()) +
+                            " into a string");
+    }
+  }
+  return out;
+}
+
+std::string field(const std::map<std::string, std::string>& m, const char* key) {
+  auto it = m.find(key);
+  return it == m.end() ? std::string() : it->second;
+}
+
+}  // namespace
+
+// The route handlers of one request: small, each like its Go namesake.
+class Api::Handlers {
+ public:
+  Handlers(const Api& api, const http::Request& req) : api_(api), req_(req) {}
+
+  const Options& opts() const { return *api_.options_; }
+  const ClusterInfo& ci() const { return *api_.cluster_; }
+  const Addresses& lookupds() const { return opts().lookupd_http_addresses; }
+  const Addresses& nsqds() const { return opts().nsqd_http_addresses; }
+
+  bool is_admin() const {
+    if (opts().admin_users.empty()) return true;
+    auto user = req_.header(opts().acl_http_header);
+    if (!user) return false;
+    for (const auto& u : opts().admin_users) {
+      if (u == *user) return true;
+    }
+    return false;
+  }
+
+  // Keeps a gathered result's partial errors; true (and *fail set) if it failed everywhere.
+  template <class T>
+  bool upstream_failed(const Gathered<T>& g, const char* what, http::Response* fail) {
+    if (g.fatal) {
+      if (api_.log_) api_.log_->error("failed to {} - {}", what, *g.fatal);
+      *fail = error(502, "UPSTREAM_ERROR: " + *g.fatal);
+      return true;
+    }
+    if (!g.errors.empty()) {
+      const std::string text = join_errors(g.errors);
+      if (api_.log_) api_.log_->warn("{}", text);
+      messages_.push_back(text);
+    }
+    return false;
+  }
+
+  std::string message() const { return warn_message(messages_); }
+
+  http::Response topics() {
+    http::Response fail;
+    auto topics = ci().topics(lookupds(), nsqds());
+    if (upstream_failed(topics, "get topics", &fail)) return fail;
+    JsonOut out;
+    out.begin_object();
+    out.key("topics");
+    if (req_.query_value("inactive") == std::optional<std::string>("true")) {
+      // Topics lookupd knows but no nsqd produces, with their channels.
+      out.begin_object();
+      if (!lookupds().empty()) {
+        for (const auto& topic : topics.value) {
+          auto producers = ci().lookupd_topic_producers(topic, lookupds());
+          if (!producers.value.empty()) continue;
+          out.key(topic);
+          out.strings(ci().lookupd_topic_channels(topic, lookupds()).value);
+        }
+      }
+      out.end_object();
+    } else {
+      out.strings(topics.value);
+    }
+    out.key("message");
+    out.string(message());
+    out.end_object();
+    return json_response(200, out.take());
+  }
+
+  http::Response topic(const std::string& name) {
+    http::Response fail;
+    auto producers = ci().topic_producers(name, lookupds(), nsqds());
+    if (upstream_failed(producers, "get topic producers", &fail)) return fail;
+    auto stats = ci().nsqd_stats(producers.value, name, "", false);
+    if (upstream_failed(stats, "get nsqd stats", &fail)) return fail;
+    TopicStats all;
+    all.topic_name = name;
+    for (const auto& t : stats.value.topics) all.add(t);
+    JsonOut out;
+    out.begin_object();
+    out.topic_fields(all);
+    out.key("message");
+    out.string(message());
+    out.end_object();
+    return json_response(200, out.take());
+  }
+
+  http::Response channel(const std::string& topic, const std::string& name) {
+    http::Response fail;
+    auto producers = ci().topic_producers(topic, lookupds(), nsqds());
+    if (upstream_failed(producers, "get topic producers", &fail)) return fail;
+    auto stats = ci().nsqd_stats(producers.value, topic, name, true);
+    if (upstream_failed(stats, "get nsqd stats", &fail)) return fail;
+    JsonOut out;
+    out.begin_object();
+    auto it = stats.value.channels.find(name);
+    if (it != stats.value.channels.end()) {
+      out.channel_fields(it->second);
+    } else {
+      ChannelStats none;
+      none.topic_name = topic;
+      none.channel_name = name;
+      out.channel_fields(none);
+    }
+    out.key("message");
+    out.string(message());
+    out.end_object();
+    return json_response(200, out.take());
+  }
+
+  http::Response nodes() {
+    http::Response fail;
+    auto producers = ci().producers(lookupds(), nsqds());
+    if (upstream_failed(producers, "get nodes", &fail)) return fail;
+    JsonOut out;
+    out.begin_object();
+    out.key("nodes");
+    out.producers(producers.value);
+    out.key("message");
+    out.string(message());
+    out.end_object();
+    return json_response(200, out.take());
+  }
+
+  http::Response node(const std::string& name) {
+    http::Response fail;
+    auto producers = ci().producers(lookupds(), nsqds());
+    if (upstream_failed(producers, "get producers", &fail)) return fail;
+    const Producer* found = nullptr;
+    for (const auto& p : producers.value) {
+      if (p.http_address() == name) found = &p;
+    }
+    if (found == nullptr) return error(404, "NODE_NOT_FOUND");
+    auto stats = ci().nsqd_stats({*found}, "", "", true);
+    if (upstream_failed(stats, "get nsqd stats", &fail)) return fail;
+    std::int64_t total_clients = 0;
+    std::int64_t total_messages = 0;
+    for (const auto& t : stats.value.topics) {
+      for (const auto& c : t.channels) total_clients += static_cast<std::int64_t>(c.clients.size());
+      total_messages += t.message_count;
+    }
+    JsonOut out;
+    out.begin_object();
+    out.key("node");
+    out.string(name);
+    out.key("topics");
+    if (stats.value.topics.empty()) {
+      out.null();
+    } else {
+      out.begin_array();
+      for (const auto& t : stats.value.topics) out.topic(t);
+      out.end_array();
+    }
+    out.key("total_messages");
+    out.integer(total_messages);
+    out.key("total_clients");
+    out.integer(total_clients);
+    out.key("message");
+    out.string(message());
+    out.end_object();
+    return json_response(200, out.take());
+  }
+
+  http::Response counter() {
+    http::Response fail;
+    auto producers = ci().producers(lookupds(), nsqds());
+    if (upstream_failed(producers, "get producers", &fail)) return fail;
+    auto stats = ci().nsqd_stats(producers.value, "", "", false);
+    if (upstream_failed(stats, "get nsqd stats", &fail)) return fail;
+    JsonOut out;
+    out.begin_object();
+    out.key("stats");
+    out.begin_object();
+    for (const auto& [key, channel] : stats.value.channels) {
+      for (const auto& per_node : channel.node_stats) {
+        out.key(channel.topic_name + ":" + channel.channel_name + ":" + per_node.node);
+        out.begin_object();
+        out.key("node");
+        out.string(per_node.node);
+        out.key("topic_name");
+        out.string(channel.topic_name);
+        out.key("channel_name");
+        out.string(channel.channel_name);
+        out.key("message_count");
+        out.integer(per_node.message_count);
+        out.end_object();
+      }
+    }
+    out.end_object();
+    out.key("message");
+    out.string(message());
+    out.end_object();
+    return json_response(200, out.take());
+  }
+
+  // The answer of every action: {"message": ""} or the warnings.
+  http::Response action_done(const Outcome& outcome, const char* what) {
+    http::Response fail;
+    if (upstream_failed(outcome, what, &fail)) return fail;
+    return json_response(200, message_json(message()));
+  }
+
+  void notify(const std::string& action, const std::string& topic, const std::string& channel,
+              const std::string& node) {
+    if (api_.notifier_ == nullptr) return;
+    AdminAction a;
+    a.action = action;
+    a.topic = topic;
+    a.channel = channel;
+    a.node = node;
+    a.timestamp = std::chrono::duration_cast<std::chrono::seconds>(
+                      std::chrono::system_clock::now().time_since_epoch())
+                      .count();
+    a.user = req_.header(opts().acl_http_header).value_or("");
+    a.remote_ip = req_.remote_address;
+    a.user_agent = req_.header("user-agent").value_or("");
+    const bool https = req_.header("x-scheme") == std::optional<std::string>("https");
+    a.url = std::string(https ? "https" : "http") + "://" + req_.header("host").value_or("") +
+            req_.target;
+    a.via = hostname();
+    api_.notifier_->notify(std::move(a));
+  }
+
+  http::Response create_topic_channel() {
+    if (!is_admin()) return error(403, "FORBIDDEN");
+    auto body = decode_body(req_.body);
+    if (!body) return error(400, body.error());
+    const std::string topic = field(*body, "topic");
+    const std::string channel = field(*body, "channel");
+    if (!is_valid_topic_name(topic)) return error(400, "INVALID_TOPIC");
+    if (!channel.empty() && !is_valid_channel_name(channel)) return error(400, "INVALID_CHANNEL");
+    auto outcome = ci().create_topic_channel(topic, channel, lookupds(), nsqds());
+    auto resp = action_done(outcome, "create topic/channel");
+    if (resp.status == 200) {
+      notify("create_topic", topic, "", "");
+      if (!channel.empty()) notify("create_channel", topic, channel, "");
+    }
+    return resp;
+  }
+
+  http::Response topic_channel_action(const std::string& topic, const std::string& channel) {
+    if (!is_admin()) return error(403, "FORBIDDEN");
+    auto body = decode_body(req_.body);
+    if (!body) return error(400, body.error());
+    const std::string verb = field(*body, "action");
+    if (verb != "pause" && verb != "unpause" && verb != "empty") {
+      return error(400, "INVALID_ACTION");
+    }
+    auto outcome = ci().topic_channel_action(verb, topic, channel, lookupds(), nsqds());
+    notify(verb + (channel.empty() ? "_topic" : "_channel"), topic, channel, "");
+    return action_done(outcome, "act on topic/channel");
+  }
+
+  http::Response delete_topic(const std::string& topic) {
+    if (!is_admin()) return error(403, "FORBIDDEN");
+    auto outcome = ci().delete_topic(topic, lookupds(), nsqds());
+    auto resp = action_done(outcome, "delete topic");
+    if (resp.status == 200) notify("delete_topic", topic, "", "");
+    return resp;
+  }
+
+  http::Response delete_channel(const std::string& topic, const std::string& channel) {
+    if (!is_admin()) return error(403, "FORBIDDEN");
+    auto outcome = ci().delete_channel(topic, channel, lookupds(), nsqds());
+    auto resp = action_done(outcome, "delete channel");
+    if (resp.status == 200) notify("delete_channel", topic, channel, "");
+    return resp;
+  }
+
+  http::Response tombstone(const std::string& node) {
+    if (!is_admin()) return error(403, "FORBIDDEN");
+    auto body = decode_body(req_.body);
+    if (!body) return error(400, "INVALID_BODY");
+    const std::string topic = field(*body, "topic");
+    if (!is_valid_topic_name(topic)) return error(400, "INVALID_TOPIC");
+    auto outcome = ci().tombstone_node_for_topic(topic, node, lookupds());
+    auto resp = action_done(outcome, "tombstone node for topic");
+    if (resp.status == 200) notify("tombstone_topic_producer", topic, "", node);
+    return resp;
+  }
+
+  http::Response index() {
+    JsonOut cfg;
+    cfg.begin_object();
+    cfg.key("version");
+    cfg.string("1.3.0");
+    cfg.key("base_path");
+    cfg.string(opts().base_path);
+    cfg.key("graph_enabled");
+    cfg.boolean(!opts().graphite_url.empty());
+    cfg.key("graphite_url");
+    cfg.string(opts().graphite_url);
+    cfg.key("statsd_interval");
+    cfg.integer(std::chrono::duration_cast<std::chrono::seconds>(opts().statsd_interval).count());
+    cfg.key("statsd_counter_format");
+    cfg.string(opts().statsd_counter_format);
+    cfg.key("statsd_gauge_format");
+    cfg.string(opts().statsd_gauge_format);
+    cfg.key("statsd_prefix");
+    cfg.string(opts().statsd_prefix);
+    cfg.key("nsqlookupd");
+    cfg.begin_array();
+    for (const auto& a : lookupds()) cfg.string(a);
+    cfg.end_array();
+    cfg.key("nsqd");
+    cfg.begin_array();
+    for (const auto& a : nsqds()) cfg.string(a);
+    cfg.end_array();
+    cfg.key("is_admin");
+    cfg.boolean(is_admin());
+    cfg.end_object();
+    http::Response r;
+    r.content_type = "text/html; charset=utf-8";
+    r.body = render_index(opts().base_path, cfg.take());
+    return r;
+  }
+
+  http::Response asset(const std::string& name) {
+    auto a = find_asset(name);
+    if (!a || name == "index.html") return error(404, "NOT_FOUND");
+    http::Response r;
+    r.content_type = std::string(a->content_type);
+    r.body = std::string(a->data);
+    return r;
+  }
+
+ private:
+  const Api& api_;
+  const http::Request& req_;
+  std::vector<std::string> messages_;
+};
+
+Api::Api(const Options* options, const ClusterInfo* cluster, Notifier* notifier,
+         std::shared_ptr<spdlog::logger> log)
+    : options_(options), cluster_(cluster), notifier_(notifier), log_(std::move(log)) {}
+
+http::Response Api::handle(const http::Request& req) const {
+  Handlers h(*this, req);
+  const std::string& method = req.method;
+  auto not_allowed = [] { return error(405, "METHOD_NOT_ALLOWED"); };
+
+  if (req.path == "/ping") {
+    if (method != "GET" && method != "HEAD") return not_allowed();
+    http::Response r;
+    r.body = "OK";
+    return r;
+  }
+
+  // Every other route lives under the base path.
+  std::string_view path = req.path;
+  const std::string& base = options_->base_path;
+  if (base != "/") {
+    if (path.substr(0, base.size()) != base ||
+        (path.size() > base.size() && path[base.size()] != '/')) {
+      return error(404, "NOT_FOUND");
+    }
+    path.remove_prefix(base.size());
+  }
+  const auto parts = split_path(path);
+  const std::size_t n = parts.size();
+
+  // UI pages: the single-page app routes them itself.
+  const bool page =
+      n == 0 || (parts[0] == "topics" && n <= 3) || (parts[0] == "nodes" && n <= 2) ||
+      ((parts[0] == "counter" || parts[0] == "lookup") && n == 1);
+  if (page) {
+    if (method != "GET" && method != "HEAD") return not_allowed();
+    return h.index();
+  }
+  if (parts[0] == "static" && n == 2) {
+    if (method != "GET" && method != "HEAD") return not_allowed();
+    return h.asset(parts[1]);
+  }
+  if (parts[0] != "api" || n < 2) return error(404, "NOT_FOUND");
+
+  const std::string& what = parts[1];
+  if (what == "topics") {
+    if (n == 2) {
+      if (method == "GET") return h.topics();
+      if (method == "POST") return h.create_topic_channel();
+      return not_allowed();
+    }
+    if (n == 3) {
+      if (method == "GET") return h.topic(parts[2]);
+      if (method == "POST") return h.topic_channel_action(parts[2], "");
+      if (method == "DELETE") return h.delete_topic(parts[2]);
+      return not_allowed();
+    }
+    if (n == 4) {
+      if (method == "GET") return h.channel(parts[2], parts[3]);
+      if (method == "POST") return h.topic_channel_action(parts[2], parts[3]);
+      if (method == "DELETE") return h.delete_channel(parts[2], parts[3]);
+      return not_allowed();
+    }
+  } else if (what == "nodes") {
+    if (n == 2) {
+      if (method == "GET") return h.nodes();
+      return not_allowed();
+    }
+    if (n == 3) {
+      if (method == "GET") return h.node(parts[2]);
+      if (method == "DELETE") return h.tombstone(parts[2]);
+      return not_allowed();
+    }
+  } else if (what == "counter" && n == 2) {
+    if (method == "GET") return h.counter();
+    return not_allowed();
+  }
+  return error(404, "NOT_FOUND");
+}
+
+}  // namespace nsq::admin

@@ -1,0 +1,42 @@
+#pragma once
+
+#include <memory>
+#include <string>
+
+#include "cluster_info.h"
+#include "nsq/http/message.h"
+#include "options.h"
+
+namespace spdlog {
+class logger;
+}
+
+// nsqadmin's HTTP surface, Go nsqadmin v1.3.0's routes: the UI pages and
+// static files, /ping, and the JSON API under <base-path>/api (errors as
+// {"message": "..."} with an HTTP status; upstream failures as 502
+// UPSTREAM_ERROR when no upstream answered, as a "WARNING: ..." message next
+// to the data when some did).
+namespace nsq::admin {
+
+class Notifier;
+
+// @par Thread Safety: handle() may run on many threads at once; it blocks
+// while it asks the cluster (call it off the server's I/O threads).
+class Api {
+ public:
+  // options: normalized base path; all pointers must outlive this object;
+  // notifier may be null (no --notification-http-endpoint).
+  Api(const Options* options, const ClusterInfo* cluster, Notifier* notifier,
+      std::shared_ptr<spdlog::logger> log);
+
+  http::Response handle(const http::Request& request) const;
+
+ private:
+  class Handlers;
+  const Options* options_;
+  const ClusterInfo* cluster_;
+  Notifier* notifier_;
+  std::shared_ptr<spdlog::logger> log_;
+};
+
+}  // namespace nsq::admin

@@ -1,0 +1,131 @@
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include <tl/expected.hpp>
+
+// The cluster as nsqadmin shows it: nsqd nodes (producers, as nsqlookupd
+// calls them) and topic/channel/client stats read from each nsqd's /stats,
+// summed over nodes. Field names follow Go's clusterinfo types, whose JSON
+// nsqadmin's API returns. Plain values, no locking.
+namespace nsq::admin {
+
+struct ProducerTopic {
+  std::string topic;
+  bool tombstoned = false;
+};
+
+struct Producer {
+  // "<lookupd>/<remote address>" for each lookupd that knows this node.
+  std::vector<std::string> remote_addresses;
+  std::string remote_address;  // the node's connection as lookupd saw it
+  std::string hostname;
+  std::string broadcast_address;
+  int tcp_port = 0;
+  int http_port = 0;
+  std::string version;
+  std::vector<ProducerTopic> topics;
+  bool out_of_date = false;  // older version than the newest node
+
+  // broadcast_address:http_port ([v6]:port): the node's name in nsqadmin.
+  std::string http_address() const;
+  std::string tcp_address() const;
+};
+
+struct ClientStats {
+  std::string node;
+  std::string remote_address;
+  std::string version;
+  std::string client_id;
+  std::string hostname;
+  std::string user_agent;
+  std::int64_t connect_ts = 0;
+  std::int64_t connected = 0;  // nanoseconds since connect_ts (Go's time.Duration)
+  std::int64_t in_flight_count = 0;
+  std::int64_t ready_count = 0;
+  std::int64_t finish_count = 0;
+  std::int64_t requeue_count = 0;
+  std::int64_t message_count = 0;
+  std::int64_t sample_rate = 0;
+  bool deflate = false;
+  bool snappy = false;
+  bool authed = false;
+  std::string auth_identity;
+  std::string auth_identity_url;
+  bool tls = false;
+  std::string tls_cipher_suite;
+  std::string tls_version;
+  std::string tls_negotiated_protocol;
+  bool tls_negotiated_protocol_is_mutual = false;
+};
+
+struct ChannelStats {
+  std::string node;  // "*" once summed over nodes
+  std::string hostname;
+  std::string topic_name;
+  std::string channel_name;
+  std::int64_t depth = 0;
+  std::int64_t memory_depth = 0;
+  std::int64_t backend_depth = 0;
+  std::int64_t in_flight_count = 0;
+  std::int64_t deferred_count = 0;
+  std::int64_t requeue_count = 0;
+  std::int64_t timeout_count = 0;
+  std::int64_t message_count = 0;
+  std::int64_t client_count = 0;
+  std::vector<ChannelStats> node_stats;  // one per node, when summed
+  std::vector<ClientStats> clients;
+  bool paused = false;
+
+  // Go's ChannelStats.Add: sums a's counters into this (node becomes "*"),
+  // keeps a as one of node_stats and takes its clients.
+  void add(const ChannelStats& a);
+};
+
+struct TopicStats {
+  std::string node;  // "*" once summed over nodes
+  std::string hostname;
+  std::string topic_name;
+  std::int64_t start_time = 0;
+  std::int64_t depth = 0;
+  std::int64_t memory_depth = 0;
+  std::int64_t backend_depth = 0;
+  std::int64_t message_count = 0;
+  std::vector<TopicStats> node_stats;
+  std::vector<ChannelStats> channels;
+  bool paused = false;
+
+  // Go's TopicStats.Add: sums a's counters and its channels (by name) into this.
+  void add(const TopicStats& a);
+};
+
+// Sort orders of Go's nsqadmin: by hostname, then (ours, for a stable page
+// when several nodes share a host) by node address.
+void sort_by_host(std::vector<Producer>& producers);
+void sort_by_host(std::vector<TopicStats>& topics);
+void sort_by_host(std::vector<ChannelStats>& channels);
+void sort_by_host(std::vector<ClientStats>& clients);
+
+// Parsers of the upstream JSON answers; the error names what was wrong.
+// nsqlookupd /nodes and /lookup: the "producers" array (topics and their
+// tombstones only in /nodes).
+tl::expected<std::vector<Producer>, std::string> parse_lookupd_producers(const std::string& body);
+// nsqlookupd /topics ("topics") or /channels ("channels"): a string array.
+tl::expected<std::vector<std::string>, std::string> parse_string_array(const std::string& body,
+                                                                       const char* key);
+// nsqd /info: version, broadcast_address, hostname, tcp_port, http_port.
+tl::expected<Producer, std::string> parse_nsqd_info(const std::string& body);
+// nsqd /stats?format=json: its topics with channels and clients. `now_s`
+// (Unix seconds) gives each client's `connected` duration.
+tl::expected<std::vector<TopicStats>, std::string> parse_nsqd_stats(const std::string& body,
+                                                                    std::int64_t now_s);
+
+// Numeric dotted-version order ("1.10.0" > "1.3.0"); a bad part counts as 0.
+bool version_less(const std::string& a, const std::string& b);
+
+// Go's net.JoinHostPort.
+std::string join_host_port(const std::string& host, int port);
+
+}  // namespace nsq::admin

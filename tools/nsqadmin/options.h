@@ -1,0 +1,62 @@
+#pragma once
+
+#include <chrono>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "nsq/flags/go_flags.h"
+#include "nsq/go_logger.h"
+
+// nsqadmin's command line, with Go nsqadmin v1.3.0's flag names and defaults.
+namespace nsq::admin {
+
+struct Options {
+  bool show_version = false;
+  GoLogLevel log_level = GoLogLevel::info;
+  std::string log_prefix = "[nsqadmin] ";
+
+  std::string http_address = "0.0.0.0:4171";  // the UI and /api
+  // URL prefix the UI and API live under (behind a reverse proxy); normalized
+  // to "/x" form by normalize_base_path(), "/" when empty.
+  std::string base_path = "/";
+
+  // Optional: when set, the UI links each topic/channel to its graphite graphs.
+  std::string graphite_url;
+  bool proxy_graphite = false;  // accepted for compatibility; the proxy is not implemented
+  std::string statsd_prefix = "stats.counters";
+  std::string statsd_counter_format = "stats.counters.%s.count";
+  std::string statsd_gauge_format = "stats.gauges.%s";
+  std::chrono::nanoseconds statsd_interval = std::chrono::seconds(60);
+
+  // Where cluster data comes from: lookupds (which know every nsqd) or a
+  // fixed list of nsqd; exactly one of the two.
+  std::vector<std::string> lookupd_http_addresses;
+  std::vector<std::string> nsqd_http_addresses;
+
+  std::chrono::nanoseconds http_client_connect_timeout = std::chrono::seconds(3);
+  std::chrono::nanoseconds http_client_request_timeout = std::chrono::seconds(5);
+
+  // Fully qualified http:// URL receiving a JSON POST per admin action.
+  std::string notification_http_endpoint;
+
+  // Admin actions are allowed to everyone when admin_users is empty; else only
+  // to requests whose `acl_http_header` names one of them (the header is set
+  // by an authenticating proxy in front of nsqadmin).
+  std::string acl_http_header = "X-Forwarded-User";
+  std::vector<std::string> admin_users;
+};
+
+// Registers Go nsqadmin's flags on fs, storing into *options (which must
+// outlive fs.parse()).
+void add_flags(flags::FlagSet& fs, Options* options);
+
+// Go's checks in New(), in Go's order: the error text of the first failure
+// (e.g. "--nsqd-http-address or --lookupd-http-address required").
+std::optional<std::string> validation_error(const Options& options);
+
+// Go's normalizeBasePath: "" → "/", a leading "/" added, trailing "/" removed
+// (except for "/" itself), "//" collapsed.
+std::string normalize_base_path(std::string base_path);
+
+}  // namespace nsq::admin

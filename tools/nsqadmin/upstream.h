@@ -1,0 +1,33 @@
+#pragma once
+
+#include <chrono>
+#include <string>
+#include <tl/expected.hpp>
+
+// nsqadmin's requests to nsqlookupd and nsqd, as Go's http_api client makes
+// them (GETV1 / POSTV1): one blocking request with connect and total
+// timeouts. Safe to call from many threads at once (no shared state).
+namespace nsq::admin {
+
+struct UpstreamTimeouts {
+  std::chrono::milliseconds connect{3000};
+  std::chrono::milliseconds request{5000};
+};
+
+// GET url with `Accept: application/vnd.nsq; version=1.0`: the body of a 200.
+// Errors read like Go's, e.g.
+// `Get "http://127.0.0.1:1/stats?format=json": connect 127.0.0.1:1: Connection refused`
+// or `got response 404 Not Found "{\"message\":\"TOPIC_NOT_FOUND\"}"`.
+tl::expected<std::string, std::string> get_v1(const std::string& url,
+                                              const UpstreamTimeouts& timeouts);
+
+// POST url with an empty body (NSQ's admin endpoints take their arguments in
+// the query): the body of a 200, errors as get_v1 (with "Post").
+tl::expected<std::string, std::string> post_v1(const std::string& url,
+                                               const UpstreamTimeouts& timeouts);
+
+// POST a JSON body to any http:// URL (notifications): the status, or the error.
+tl::expected<int, std::string> post_json(const std::string& url, const std::string& body,
+                                         const UpstreamTimeouts& timeouts);
+
+}  // namespace nsq::admin
