@@ -6,7 +6,6 @@
 #include <fcntl.h>
 #include <netdb.h>
 #include <poll.h>
-#include <rapidjson/document.h>
 #include <spdlog/spdlog.h>
 #include <sys/socket.h>
 #include <unistd.h>
@@ -16,6 +15,7 @@
 #include <set>
 
 #include "config_values.h"
+#include "lookupd_parse.h"
 #include "nsq/endian.h"
 #include "nsq/http/client.h"
 
@@ -141,15 +141,7 @@ std::optional<std::vector<std::string>> LookupClient::channels_of(const std::str
                     r ? "HTTP " + std::to_string(r->status) : r.error());
         return names;
       }
-      rapidjson::Document doc;
-      doc.Parse(r->body.data(), r->body.size());
-      if (doc.HasParseError() || !doc.IsObject()) return names;
-      auto it = doc.FindMember("channels");
-      if (it == doc.MemberEnd() || !it->value.IsArray()) return names;
-      for (const auto& c : it->value.GetArray()) {
-        if (c.IsString()) names.emplace_back(c.GetString(), c.GetStringLength());
-      }
-      return names;
+      return parse_lookupd_channels(r->body);
     }));
   }
   std::set<std::string> all;
@@ -276,19 +268,14 @@ bool LookupClient::connect(Peer& peer) {
     close_peer(peer);
     return false;
   }
-  rapidjson::Document doc;
-  doc.Parse(resp.data(), resp.size());
-  if (resp == "E_INVALID" || doc.HasParseError() || !doc.IsObject()) {
+  auto info = parse_lookupd_identify(resp);
+  if (!info) {
     log_->error("LOOKUPD({}): IDENTIFY answered {}", peer.address, resp);
     close_peer(peer);
     return false;
   }
-  if (auto b = doc.FindMember("broadcast_address"); b != doc.MemberEnd() && b->value.IsString()) {
-    peer.lookupd_broadcast_address = b->value.GetString();
-  }
-  if (auto h = doc.FindMember("http_port"); h != doc.MemberEnd() && h->value.IsInt()) {
-    peer.lookupd_http_port = h->value.GetInt();
-  }
+  peer.lookupd_broadcast_address = std::move(info->broadcast_address);
+  peer.lookupd_http_port = info->http_port;
   log_->info("LOOKUPD({}): peer info {}", peer.address, resp);
   {
     std::lock_guard lock(mu_);
