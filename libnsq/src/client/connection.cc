@@ -7,7 +7,6 @@
 #include <boost/asio/use_awaitable.hpp>
 #include <boost/asio/ssl.hpp>
 #include <boost/asio/write.hpp>
-#include <rapidjson/document.h>
 #include <rapidjson/stringbuffer.h>
 #include <rapidjson/writer.h>
 #include <spdlog/spdlog.h>
@@ -16,6 +15,7 @@
 
 #include "nsq/codec/deflate_stream.h"
 #include "nsq/codec/snappy_stream.h"
+#include "identify_reply.h"
 #include "nsq/endian.h"
 
 namespace nsq::client {
@@ -291,27 +291,14 @@ awaitable<std::string> Connection::handshake() {
   auto reply = co_await read_frame();
   if (!reply) co_return std::string();
   if (reply->type == FrameType::error) co_return "IDENTIFY failed: " + reply->data;
-  bool tls = false, deflate = false, snappy = false;
-  if (reply->data != "OK") {
-    rapidjson::Document doc;
-    doc.Parse(reply->data.data(), reply->data.size());
-    if (doc.HasParseError() || !doc.IsObject())
-      co_return "IDENTIFY: bad response " + reply->data;
-    if (auto it = doc.FindMember("max_rdy_count"); it != doc.MemberEnd() && it->value.IsInt64())
-      settings_.max_rdy_count = it->value.GetInt64();
-    if (auto it = doc.FindMember("msg_timeout"); it != doc.MemberEnd() && it->value.IsInt64())
-      settings_.msg_timeout_ms = it->value.GetInt64();
-    if (auto it = doc.FindMember("auth_required"); it != doc.MemberEnd() && it->value.IsBool())
-      settings_.auth_required = it->value.GetBool();
-    auto flag = [&](const char* name) {
-      auto it = doc.FindMember(name);
-      return it != doc.MemberEnd() && it->value.IsBool() && it->value.GetBool();
-    };
-    tls = flag("tls_v1");
-    deflate = flag("deflate");
-    snappy = flag("snappy");
-  }
-  if (std::string error = co_await upgrade(tls, deflate, snappy); !error.empty() || closed_)
+  auto negotiated = parse_identify_reply(reply->data);
+  if (!negotiated) co_return negotiated.error();
+  if (negotiated->max_rdy_count) settings_.max_rdy_count = *negotiated->max_rdy_count;
+  if (negotiated->msg_timeout_ms) settings_.msg_timeout_ms = *negotiated->msg_timeout_ms;
+  if (negotiated->auth_required) settings_.auth_required = *negotiated->auth_required;
+  if (std::string error =
+          co_await upgrade(negotiated->tls_v1, negotiated->deflate, negotiated->snappy);
+      !error.empty() || closed_)
     co_return error;
   if (settings_.auth_required) {
     if (config_.auth_secret.empty()) co_return "Auth Required";
