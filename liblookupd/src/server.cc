@@ -23,6 +23,7 @@
 
 #include "http_api.h"
 #include "nsq/http/server.h"
+#include "nsq/listen_address.h"
 #include "registration_db.h"
 #include "tcp_conn.h"
 #include "v1_session.h"
@@ -31,35 +32,6 @@ namespace nsq::lookupd {
 
 namespace asio = boost::asio;
 using tcp = asio::ip::tcp;
-
-namespace {
-
-// "host:port", "[v6]:port" or ":port" to an endpoint.
-std::optional<tcp::endpoint> parse_endpoint(const std::string& address) {
-  auto colon = address.rfind(':');
-  if (colon == std::string::npos) return std::nullopt;
-  std::string host = address.substr(0, colon);
-  std::string port = address.substr(colon + 1);
-  if (host.size() >= 2 && host.front() == '[' && host.back() == ']') {
-    host = host.substr(1, host.size() - 2);
-  }
-  if (port.empty() || port.size() > 5 ||
-      port.find_first_not_of("0123456789") != std::string::npos) {
-    return std::nullopt;
-  }
-  const unsigned long p = std::stoul(port);
-  if (p > 65535) return std::nullopt;
-  boost::system::error_code ec;
-  asio::ip::address addr = host.empty() ? asio::ip::address(asio::ip::address_v4::any())
-                                        : asio::ip::make_address(host, ec);
-  if (ec) {
-    if (host != "localhost") return std::nullopt;
-    addr = asio::ip::address_v4::loopback();
-  }
-  return tcp::endpoint(addr, static_cast<unsigned short>(p));
-}
-
-}  // namespace
 
 // Threads: one for the TCP listener and every V1 connection (lookupd traffic
 // is a few commands per nsqd every 15 s), the HTTP server's own, and the
@@ -76,7 +48,7 @@ class Server::Impl {
   ~Impl() { shutdown(); }
 
   std::string start() {
-    auto endpoint = parse_endpoint(options_.tcp_address);
+    auto endpoint = parse_listen_address(options_.tcp_address);
     if (!endpoint) {
       return "listen (" + options_.tcp_address + ") failed - not a host:port address";
     }

@@ -30,6 +30,7 @@
 #include "worker_pool.h"
 #include "lookup_client.h"
 #include "nsq/http/server.h"
+#include "nsq/listen_address.h"
 #include "nsqd/options.h"
 
 namespace nsq::nsqd {
@@ -38,35 +39,6 @@ namespace asio = boost::asio;
 using tcp = asio::ip::tcp;
 
 namespace {
-
-// "host:port", "[v6]:port" or ":port" to an endpoint.
-std::optional<tcp::endpoint> parse_endpoint(const std::string& address) {
-  auto colon = address.rfind(':');
-  if (colon == std::string::npos) return std::nullopt;
-  std::string host = address.substr(0, colon);
-  std::string port = address.substr(colon + 1);
-  if (host.size() >= 2 && host.front() == '[' && host.back() == ']') {
-    host = host.substr(1, host.size() - 2);
-  }
-  unsigned long p;
-  try {
-    p = std::stoul(port);
-  } catch (...) {
-    return std::nullopt;
-  }
-  if (p > 65535) return std::nullopt;
-  boost::system::error_code ec;
-  asio::ip::address addr =
-      host.empty() ? asio::ip::address(asio::ip::address_v4::any()) : asio::ip::make_address(host, ec);
-  if (ec) {
-    if (host == "localhost") {
-      addr = asio::ip::address_v4::loopback();
-    } else {
-      return std::nullopt;
-    }
-  }
-  return tcp::endpoint(addr, static_cast<unsigned short>(p));
-}
 
 // One io_context per thread; a connection stays on the context it was
 // accepted onto for its whole life.
@@ -144,7 +116,7 @@ class Server::Impl {
       security_.auth_pool = auth_pool_.get();
     }
 
-    auto endpoint = parse_endpoint(o.tcp_address);
+    auto endpoint = parse_listen_address(o.tcp_address);
     if (!endpoint) return "failed to listen on " + o.tcp_address + " - not a host:port address";
     boost::system::error_code ec;
     acceptor_.open(endpoint->protocol(), ec);
