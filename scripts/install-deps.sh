@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Installs what nsq-cpp needs to build, test and run, from Debian 12 packages
-# (and npm for the conformance tests). Idempotent: packages already present are
+# (and npm for the conformance tests and nsqadmin's web UI). Idempotent: packages already present are
 # skipped, so a second run costs only the dpkg queries.
 set -euo pipefail
 
@@ -10,6 +10,7 @@ packages=(
   rapidjson-dev libspdlog-dev libfmt-dev libtomlplusplus-dev libexpected-dev
   libsnappy-dev zlib1g-dev libssl-dev
   libgtest-dev libgmock-dev libbenchmark-dev
+  chromium chromium-driver
 )
 # Node.js may come from another source than Debian (its npm then conflicts with
 # Debian's npm package): only ask apt for it when the commands are missing.
@@ -43,5 +44,33 @@ if [ -f "$conf/package-lock.json" ]; then
      [ "$conf/package-lock.json" -nt "$conf/node_modules/.package-lock.json" ]; then
     echo "install-deps: npm ci in tests/conformance"
     (cd "$conf" && npm ci --no-audit --no-fund)
+  fi
+fi
+
+# nsqadmin's web UI (esbuild, pinned by tools/nsqadmin/web/package-lock.json):
+# install, then bundle into tools/nsqadmin/web/dist, which the build embeds
+# into the nsqadmin binary. Rebuilt when a source or the lockfile is newer.
+web="$root/tools/nsqadmin/web"
+if [ -f "$web/package-lock.json" ]; then
+  if [ ! -f "$web/node_modules/.package-lock.json" ] ||
+     [ "$web/package-lock.json" -nt "$web/node_modules/.package-lock.json" ]; then
+    echo "install-deps: npm ci in tools/nsqadmin/web"
+    (cd "$web" && npm ci --no-audit --no-fund)
+  fi
+  if [ ! -f "$web/dist/index.html" ] ||
+     [ -n "$(find "$web/src" "$web/index.html" "$web/build.mjs" "$web/package-lock.json" -newer "$web/dist/index.html" 2>/dev/null)" ]; then
+    echo "install-deps: building the nsqadmin web UI"
+    (cd "$web" && npm run build --silent)
+  fi
+fi
+
+# playwright-core for nsqadmin's browser test (it drives the Debian chromium
+# above; no browser download), pinned by tests/nsqadmin/package-lock.json.
+admin_e2e="$root/tests/nsqadmin"
+if [ -f "$admin_e2e/package-lock.json" ]; then
+  if [ ! -f "$admin_e2e/node_modules/.package-lock.json" ] ||
+     [ "$admin_e2e/package-lock.json" -nt "$admin_e2e/node_modules/.package-lock.json" ]; then
+    echo "install-deps: npm ci in tests/nsqadmin"
+    (cd "$admin_e2e" && npm ci --no-audit --no-fund)
   fi
 fi

@@ -1,6 +1,7 @@
-# cmake -DOUT=<file.cc> -DFILES=<a;b;...> -P embed_assets.cmake
+# cmake -DOUT=<file.cc> -DFILES=<a|b|...> -P embed_assets.cmake
 # Writes a C++ file defining nsq::admin::kEmbeddedAssets (embedded_assets.h)
 # with the bytes of each file, named by its file name.
+string(REPLACE "|" ";" FILES "${FILES}")
 set(body "")
 set(entries "")
 set(count 0)

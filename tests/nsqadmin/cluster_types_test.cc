@@ -1,0 +1,114 @@
+// Parsing the upstream JSON and summing stats over nodes, as Go's clusterinfo.
+#include "cluster_types.h"
+
+#include <gtest/gtest.h>
+
+#include "cluster_json.h"
+
+namespace nsq::admin {
+namespace {
+
+const char* kStats = R"({"version":"1.3.0","health":"OK","start_time":100,"topics":[
+  {"topic_name":"t","channels":[
+    {"channel_name":"c","depth":7,"backend_depth":2,"in_flight_count":3,"deferred_count":1,
+     "message_count":20,"requeue_count":4,"timeout_count":5,"client_count":1,"paused":true,
+     "clients":[{"client_id":"","hostname":"h1","version":"V2","remote_address":"10.0.0.1:5000",
+       "ready_count":9,"in_flight_count":3,"message_count":20,"finish_count":16,"requeue_count":4,
+       "connect_ts":1000,"sample_rate":0,"deflate":false,"snappy":true,"user_agent":"ua/1",
+       "tls":false}]}],
+  "depth":10,"backend_depth":4,"message_count":30,"message_bytes":300,"paused":false}],
+  "producers":null})";
+
+TEST(ClusterTypes, ParsesNsqdStats) {
+  auto topics = parse_nsqd_stats(kStats, 1010);
+  ASSERT_TRUE(topics) << topics.error();
+  ASSERT_EQ(topics->size(), 1u);
+  const auto& t = (*topics)[0];
+  EXPECT_EQ(t.topic_name, "t");
+  EXPECT_EQ(t.depth, 10);
+  EXPECT_EQ(t.memory_depth, 6);
+  EXPECT_EQ(t.start_time, 100);
+  ASSERT_EQ(t.channels.size(), 1u);
+  const auto& c = t.channels[0];
+  EXPECT_EQ(c.memory_depth, 5);
+  EXPECT_TRUE(c.paused);
+  ASSERT_EQ(c.clients.size(), 1u);
+  // No client_id (old nsqd): Go shows hostname:port.
+  EXPECT_EQ(c.clients[0].client_id, "h1:5000");
+  EXPECT_EQ(c.clients[0].connected, 10'000'000'000);
+  EXPECT_TRUE(c.clients[0].snappy);
+  EXPECT_EQ(c.clients[0].ready_count, 9);
+}
+
+TEST(ClusterTypes, NullTopicsIsEmptyAndGarbageIsAnError) {
+  auto none = parse_nsqd_stats(R"({"topics":null})", 0);
+  ASSERT_TRUE(none);
+  EXPECT_TRUE(none->empty());
+  EXPECT_FALSE(parse_nsqd_stats("not json", 0));
+  EXPECT_FALSE(parse_lookupd_producers("[1,2]"));
+}
+
+TEST(ClusterTypes, TopicAddSumsNodesAndChannelsByName) {
+  auto a = parse_nsqd_stats(kStats, 1010).value()[0];
+  a.node = "n1:4151";
+  a.hostname = "h1";
+  auto b = a;
+  b.node = "n2:4151";
+  b.hostname = "h0";
+  b.paused = true;
+  b.channels[0].paused = false;
+
+  TopicStats sum;
+  sum.topic_name = "t";
+  sum.add(a);
+  sum.add(b);
+  EXPECT_EQ(sum.node, "*");
+  EXPECT_EQ(sum.depth, 20);
+  EXPECT_EQ(sum.message_count, 60);
+  EXPECT_TRUE(sum.paused);
+  ASSERT_EQ(sum.node_stats.size(), 2u);
+  EXPECT_EQ(sum.node_stats[0].hostname, "h0") << "sorted by host";
+  ASSERT_EQ(sum.channels.size(), 1u) << "one channel summed over both nodes";
+  const auto& c = sum.channels[0];
+  EXPECT_EQ(c.depth, 14);
+  EXPECT_EQ(c.in_flight_count, 6);
+  EXPECT_EQ(c.client_count, 2);
+  EXPECT_EQ(c.clients.size(), 2u);
+  EXPECT_EQ(c.node_stats.size(), 2u);
+  EXPECT_TRUE(c.paused) << "paused on one node shows paused";
+}
+
+TEST(ClusterTypes, LookupdProducersWithTombstones) {
+  auto p = parse_lookupd_producers(
+      R"({"producers":[{"remote_address":"127.0.0.1:5","hostname":"h","broadcast_address":"::1",
+      "tcp_port":4150,"http_port":4151,"version":"1.3.0","tombstones":[false,true],
+      "topics":["a","b"]}]})");
+  ASSERT_TRUE(p);
+  ASSERT_EQ(p->size(), 1u);
+  EXPECT_EQ((*p)[0].http_address(), "[::1]:4151");
+  ASSERT_EQ((*p)[0].topics.size(), 2u);
+  EXPECT_FALSE((*p)[0].topics[0].tombstoned);
+  EXPECT_TRUE((*p)[0].topics[1].tombstoned);
+}
+
+TEST(ClusterTypes, VersionOrder) {
+  EXPECT_TRUE(version_less("1.2.1", "1.3.0"));
+  EXPECT_TRUE(version_less("1.3.0", "1.10.0"));
+  EXPECT_FALSE(version_less("1.3.0", "1.3.0"));
+  EXPECT_TRUE(version_less("garbage", "0.0.1"));
+}
+
+TEST(ClusterJson, GoFieldNamesAndNullLists) {
+  JsonOut out;
+  Producer p;
+  p.broadcast_address = "b";
+  p.http_port = 1;
+  out.producer(p);
+  EXPECT_EQ(out.take(),
+            R"({"remote_addresses":null,"remote_address":"","hostname":"","broadcast_address":"b",)"
+            R"("tcp_port":0,"http_port":1,"version":"","topics":null,"out_of_date":false})");
+  EXPECT_EQ(message_json("INVALID_TOPIC"), R"({"message":"INVALID_TOPIC"})");
+}
+
+}  // namespace
+}  // namespace nsq::admin

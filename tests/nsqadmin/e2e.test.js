@@ -1,0 +1,320 @@
+'use strict'
+// nsqadmin in a real browser: headless Debian chromium driven by
+// playwright-core (no browser download: executablePath is the apt
+// chromium). The test starts its own cluster on loopback ephemeral ports:
+// one nsqlookupd, two nsqd registered to it, and nsqadmin reading the
+// lookupd; then it uses the UI as an operator would and checks the outcome
+// through nsqd's and nsqlookupd's own HTTP APIs.
+//
+// Env: NSQD_BIN, NSQLOOKUPD_BIN, NSQADMIN_BIN (binaries under test),
+// SCREENSHOT_DIR (where the page screenshots go), CHROMIUM (default
+// /usr/bin/chromium). Exit 0 pass, 1 fail, 77 skipped (no chromium).
+
+const {spawn} = require('node:child_process')
+const fs = require('node:fs')
+const os = require('node:os')
+const path = require('node:path')
+const net = require('node:net')
+const assert = require('node:assert/strict')
+
+const SKIP = 77
+const CHROMIUM = process.env.CHROMIUM || '/usr/bin/chromium'
+const SCREENSHOT_DIR = process.env.SCREENSHOT_DIR || path.join(process.cwd(), 'screenshots')
+const STEP_TIMEOUT_MS = 15000
+
+if (!fs.existsSync(CHROMIUM)) {
+  console.log(`SKIP: chromium not found at ${CHROMIUM} (apt-get install chromium chromium-driver; scripts/install-deps.sh installs it)`)
+  process.exit(SKIP)
+}
+let chromium
+try {
+  ({chromium} = require('playwright-core'))
+} catch (err) {
+  console.error(`cannot load playwright-core (${err.message}): tests/nsqadmin/node_modules is missing: run scripts/install-deps.sh`)
+  process.exit(1)
+}
+for (const v of ['NSQD_BIN', 'NSQLOOKUPD_BIN', 'NSQADMIN_BIN']) {
+  if (!process.env[v] || !fs.existsSync(process.env[v])) {
+    console.error(`${v} is not set or does not exist (${process.env[v]})`)
+    process.exit(1)
+  }
+}
+
+const children = []
+const tmpDirs = []
+
+// Starts a server and resolves with the ports its log announces.
+function startServer(name, bin, args, want) {
+  return new Promise((resolve, reject) => {
+    const proc = spawn(bin, args, {stdio: ['ignore', 'pipe', 'pipe']})
+    children.push(proc)
+    let log = ''
+    const timer = setTimeout(() => reject(new Error(`${name} did not start in time:\n${log}`)), 10000)
+    const onData = (d) => {
+      log += d
+      const ports = {}
+      for (const kind of want) {
+        const m = new RegExp(`${kind}: listening on 127\\.0\\.0\\.1:(\\d+)`).exec(log)
+        if (!m) return
+        ports[kind.toLowerCase()] = Number(m[1])
+      }
+      clearTimeout(timer)
+      resolve({proc, ...ports, log: () => log})
+    }
+    proc.stdout.setEncoding('utf8')
+    proc.stderr.setEncoding('utf8')
+    proc.stdout.on('data', onData)
+    proc.stderr.on('data', onData)
+    proc.on('exit', (code, sig) => {
+      clearTimeout(timer)
+      reject(new Error(`${name} exited (${code ?? sig}) before listening:\n${log}`))
+    })
+  })
+}
+
+async function http(port, method, target, body) {
+  const resp = await fetch(`http://127.0.0.1:${port}${target}`, {method, body})
+  const text = await resp.text()
+  return {status: resp.status, text, json: () => JSON.parse(text)}
+}
+
+// Polls fn until it returns a truthy value (bounded); nsqd registration with
+// lookupd and message delivery are asynchronous and only visible via APIs.
+async function eventually(what, fn, timeoutMs = STEP_TIMEOUT_MS) {
+  const deadline = Date.now() + timeoutMs
+  let last
+  while (Date.now() < deadline) {
+    try {
+      last = await fn()
+      if (last) return last
+    } catch (err) {
+      last = err
+    }
+    await new Promise((r) => setTimeout(r, 50))
+  }
+  throw new Error(`timed out waiting for ${what} (last: ${last instanceof Error ? last.message : JSON.stringify(last)})`)
+}
+
+// A minimal NSQ V2 consumer (SUB + RDY, FIN every message) counting deliveries.
+function consume(tcpPort, topic, channel) {
+  const sock = net.connect(tcpPort, '127.0.0.1')
+  const c = {received: 0, close: () => sock.destroy()}
+  let buf = Buffer.alloc(0)
+  sock.on('connect', () => {
+    sock.write('  V2')
+    sock.write(`SUB ${topic} ${channel}\n`)
+    sock.write('RDY 100\n')
+  })
+  sock.on('data', (d) => {
+    buf = Buffer.concat([buf, d])
+    while (buf.length >= 8) {
+      const size = buf.readUInt32BE(0)
+      if (buf.length < 4 + size) break
+      const type = buf.readUInt32BE(4)
+      const data = buf.subarray(8, 4 + size)
+      buf = buf.subarray(4 + size)
+      if (type === 0 && data.toString() === '_heartbeat_') sock.write('NOP\n')
+      if (type === 2) {
+        c.received++
+        sock.write(`FIN ${data.subarray(10, 26).toString()}\n`)
+      }
+    }
+  })
+  sock.on('error', () => {})
+  return c
+}
+
+async function channelStats(nsqd, topic, channel) {
+  const stats = (await http(nsqd.http, 'GET', `/stats?format=json&topic=${topic}&channel=${channel}`)).json()
+  const t = (stats.topics || [])[0]
+  return t && t.channels.find((c) => c.channel_name === channel)
+}
+
+async function main() {
+  fs.mkdirSync(SCREENSHOT_DIR, {recursive: true})
+  const lookupd = await startServer('nsqlookupd', process.env.NSQLOOKUPD_BIN,
+    ['--tcp-address=127.0.0.1:0', '--http-address=127.0.0.1:0'], ['TCP', 'HTTP'])
+  const nsqd = []
+  for (let i = 0; i < 2; i++) {
+    const dataPath = fs.mkdtempSync(path.join(os.tmpdir(), 'nsqadmin-e2e-'))
+    tmpDirs.push(dataPath)
+    nsqd.push(await startServer(`nsqd${i}`, process.env.NSQD_BIN, [
+      '--tcp-address=127.0.0.1:0', '--http-address=127.0.0.1:0', `--data-path=${dataPath}`,
+      '--broadcast-address=127.0.0.1', `--lookupd-tcp-address=127.0.0.1:${lookupd.tcp}`,
+    ], ['TCP', 'HTTP']))
+  }
+  const admin = await startServer('nsqadmin', process.env.NSQADMIN_BIN, [
+    '--http-address=127.0.0.1:0', `--lookupd-http-address=127.0.0.1:${lookupd.http}`,
+  ], ['HTTP'])
+  const index = await http(admin.http, 'GET', '/')
+  assert.ok(index.text.includes('static/app.js'),
+    'nsqadmin serves the not-built page: run scripts/install-deps.sh (npm build of tools/nsqadmin/web) and rebuild')
+
+  // Data: a topic with no channel keeps what is published (its depth), and a
+  // channel with a live consumer for the pause test.
+  await http(nsqd[0].http, 'POST', '/mpub?topic=e2e_depth', 'a\nb\nc\nd\ne\n')
+  await http(nsqd[1].http, 'POST', '/mpub?topic=e2e_depth', '1\n2\n3\n4\n5\n6\n7\n')
+  await http(nsqd[0].http, 'POST', '/topic/create?topic=e2e_work')
+  await http(nsqd[0].http, 'POST', '/channel/create?topic=e2e_work&channel=workers')
+  const consumer = consume(nsqd[0].tcp, 'e2e_work', 'workers')
+  await eventually('the consumer subscribed', async () => (await channelStats(nsqd[0], 'e2e_work', 'workers'))?.client_count === 1)
+  await http(nsqd[0].http, 'POST', '/mpub?topic=e2e_work', 'x\ny\nz\n')
+  await eventually('3 messages delivered', () => consumer.received === 3)
+  await eventually('lookupd lists both nsqd for e2e_depth', async () =>
+    (await http(lookupd.http, 'GET', '/lookup?topic=e2e_depth')).json().producers?.length === 2)
+
+  const browser = await chromium.launch({executablePath: CHROMIUM, headless: true,
+    args: ['--no-sandbox', '--disable-gpu', '--disable-dev-shm-usage']})
+  try {
+    const page = await browser.newPage({viewport: {width: 1280, height: 860}})
+    page.setDefaultTimeout(STEP_TIMEOUT_MS)
+    const consoleErrors = []
+    page.on('pageerror', (err) => consoleErrors.push(err.message))
+    const base = `http://127.0.0.1:${admin.http}`
+    const text = (sel) => page.locator(sel).first().innerText()
+    const waitText = (sel, want) => page.waitForFunction(([s, w]) => {
+      const el = document.querySelector(s)
+      return el && el.textContent.trim() === w
+    }, [sel, want])
+    const shot = (name) => page.screenshot({path: path.join(SCREENSHOT_DIR, `${name}.png`), fullPage: true})
+    // Every confirmation must be a confirm() dialog, and is accepted.
+    const acceptNextConfirm = (expect) => page.once('dialog', async (d) => {
+      try {
+        assert.equal(d.type(), 'confirm')
+        assert.match(d.message(), expect)
+      } finally {
+        await d.accept()
+      }
+    })
+
+    // Topics list.
+    await page.goto(`${base}/topics`)
+    await page.locator('[data-testid=topics-table] a', {hasText: 'e2e_depth'}).waitFor()
+    await shot('topics')
+    console.log('ok - topics page lists the topics')
+
+    // One topic: the depth the test produced, and one row per nsqd.
+    await page.locator('[data-testid=topics-table] a', {hasText: 'e2e_depth'}).click()
+    await waitText('[data-testid=topic-depth]', '12')
+    assert.equal(await page.locator('[data-testid=topic-nodes] tbody tr').count(), 2)
+    assert.equal(await text('[data-testid=topic-messages]'), '12')
+    await shot('topic')
+    console.log('ok - topic page shows depth 12 over 2 nodes')
+
+    // One channel, with its client, then pause it through the UI.
+    await page.goto(`${base}/topics/e2e_work/workers`)
+    await page.locator('[data-testid=channel-clients] tbody tr td', {hasText: '127.0.0.1'}).first().waitFor()
+    assert.equal(await text('[data-testid=channel-connections]'), '1')
+    await shot('channel')
+    console.log('ok - channel page shows its client')
+
+    acceptNextConfirm(/pause channel workers/)
+    await page.getByRole('button', {name: 'Pause Channel', exact: true}).click()
+    await page.locator('[data-testid=channel-paused]').waitFor()
+    await page.getByRole('button', {name: 'Unpause Channel', exact: true}).waitFor()
+    const paused = await channelStats(nsqd[0], 'e2e_work', 'workers')
+    assert.equal(paused.paused, true, 'nsqd /stats says the channel is paused')
+    await http(nsqd[0].http, 'POST', '/mpub?topic=e2e_work', 'p\nq\nr\ns\n')
+    await eventually('4 messages held in the paused channel', async () =>
+      (await channelStats(nsqd[0], 'e2e_work', 'workers')).depth === 4)
+    const held = await channelStats(nsqd[0], 'e2e_work', 'workers')
+    assert.equal(held.in_flight_count, 0, 'nothing in flight while paused')
+    assert.equal(held.clients[0].message_count, 3, 'nsqd sent no message to the client while paused')
+    assert.equal(consumer.received, 3, 'the consumer got nothing while paused')
+    console.log('ok - pausing through the UI stopped delivery (nsqd /stats)')
+
+    acceptNextConfirm(/unpause channel workers/)
+    await page.getByRole('button', {name: 'Unpause Channel', exact: true}).click()
+    await eventually('delivery resumed after unpause', () => consumer.received === 7)
+    console.log('ok - unpausing through the UI resumed delivery')
+    consumer.close()
+
+    // Nodes, one node, lookup and counter pages.
+    await page.goto(`${base}/nodes`)
+    await waitText('[data-testid=node-count]', '(2)')
+    await shot('nodes')
+    const nodeName = `127.0.0.1:${nsqd[0].http}`
+    await page.locator(`[data-testid=nodes-table] tr[data-node="${nodeName}"] a`).first().click()
+    await waitText('[data-testid=node-name]', nodeName)
+    await page.locator('[data-testid=node-table] a', {hasText: 'e2e_work'}).waitFor()
+    await shot('node')
+    await page.goto(`${base}/lookup`)
+    await page.locator('[data-testid=lookupd-table] td', {hasText: `127.0.0.1:${lookupd.http}`}).waitFor()
+    await shot('lookup')
+    await page.goto(`${base}/counter`)
+    await waitText('[data-testid=counter-total]', '7')
+    // The rate needs two samples: the page refreshes itself.
+    await page.waitForFunction(() => /\/s$/.test(document.querySelector('[data-testid=counter-rate]')?.textContent || ''))
+    await shot('counter')
+    console.log('ok - nodes, node, lookup and counter pages render')
+
+    // Delete a topic through the UI.
+    await page.goto(`${base}/topics/e2e_depth`)
+    await waitText('[data-testid=topic-depth]', '12')
+    acceptNextConfirm(/delete topic e2e_depth/)
+    await page.getByRole('button', {name: 'Delete Topic', exact: true}).click()
+    await page.waitForURL(`${base}/topics`)
+    for (const n of nsqd) {
+      const stats = (await http(n.http, 'GET', '/stats?format=json&topic=e2e_depth')).json()
+      assert.equal(stats.topics, null, 'the topic is gone from nsqd')
+    }
+    await eventually('lookupd forgot e2e_depth', async () =>
+      !(await http(lookupd.http, 'GET', '/topics')).json().topics.includes('e2e_depth'))
+    await page.waitForFunction(() => !document.body.innerText.includes('e2e_depth'))
+    console.log('ok - deleting a topic through the UI removed it from nsqd and lookupd')
+
+    // An nsqd that cannot be reached is shown on the page, not a blank screen.
+    const deadPort = await new Promise((resolve) => {
+      const s = net.createServer().listen(0, '127.0.0.1', () => {
+        const p = s.address().port
+        s.close(() => resolve(p))
+      })
+    })
+    const partial = await startServer('nsqadmin (partial)', process.env.NSQADMIN_BIN, [
+      '--http-address=127.0.0.1:0', `--nsqd-http-address=127.0.0.1:${nsqd[0].http}`,
+      `--nsqd-http-address=127.0.0.1:${deadPort}`], ['HTTP'])
+    await page.goto(`http://127.0.0.1:${partial.http}/topics`)
+    await page.locator('[data-testid=page-warning]', {hasText: `127.0.0.1:${deadPort}`}).waitFor()
+    await page.locator('[data-testid=topics-table] a', {hasText: 'e2e_work'}).waitFor()
+    await shot('unreachable-nsqd-warning')
+    const down = await startServer('nsqadmin (down)', process.env.NSQADMIN_BIN, [
+      '--http-address=127.0.0.1:0', `--nsqd-http-address=127.0.0.1:${deadPort}`], ['HTTP'])
+    await page.goto(`http://127.0.0.1:${down.http}/topics`)
+    await page.locator('[data-testid=page-error]', {hasText: 'UPSTREAM_ERROR: Failed to query any nsqd'}).waitFor()
+    await page.locator('[data-testid=page-failed]').waitFor()
+    await shot('unreachable-nsqd-error')
+    console.log('ok - an unreachable nsqd shows as a warning / an error on the page')
+
+    assert.deepEqual(consoleErrors, [], 'no script errors in the page')
+  } finally {
+    await browser.close()
+  }
+  console.log(`screenshots in ${SCREENSHOT_DIR}`)
+}
+
+function cleanup() {
+  for (const c of children) {
+    if (c.exitCode === null && c.signalCode === null) c.kill('SIGKILL')
+  }
+  for (const d of tmpDirs) fs.rmSync(d, {recursive: true, force: true})
+}
+
+const watchdog = setTimeout(() => {
+  console.error('nsqadmin e2e: overall timeout')
+  cleanup()
+  process.exit(1)
+}, 150000)
+
+main().then(() => {
+  clearTimeout(watchdog)
+  cleanup()
+  process.exit(0)
+}, (err) => {
+  clearTimeout(watchdog)
+  console.error(`FAIL: ${err.stack || err}`)
+  for (const c of children) {
+    if (c.exitCode === null && c.signalCode === null) c.kill('SIGKILL')
+  }
+  cleanup()
+  process.exit(1)
+})
