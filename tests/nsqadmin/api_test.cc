@@ -289,8 +289,7 @@ TEST_F(NsqadminApiTest, BadRequestsGetGoErrors) {
   expect(admin.call("POST", "/api/topics", ""), 400, R"({"message":"EOF"})");
   expect(admin.call("POST", "/api/topics/t", R"({"action":"explode"})"), 400,
          R"({"message":"INVALID_ACTION"})");
-  expect(admin.call("DELETE", "/api/nodes/" + node(0), "{"), 400,
-         R"({"message":"INVALID_BODY"})");
+  expect(admin.call("DELETE", "/api/nodes/" + node(0), "{"), 400, R"({"message":"INVALID_BODY"})");
   expect(admin.call("PUT", "/api/topics"), 405, R"({"message":"METHOD_NOT_ALLOWED"})");
   expect(admin.call("GET", "/api/nothing"), 404, R"({"message":"NOT_FOUND"})");
   // A topic no lookupd knows: Go passes lookupd's 404 on as an upstream error.
@@ -350,7 +349,8 @@ TEST_F(NsqadminApiTest, UnreachableNsqdIsReportedNotHidden) {
   ASSERT_EQ(t["topics"].Size(), 1u);
   EXPECT_EQ(std::string(t["topics"][0].GetString()), "live");
   const std::string warning = str(t, "message");
-  EXPECT_EQ(warning.rfind("WARNING: Get \"http://" + dead + "/stats?format=json", 0), 0u) << warning;
+  EXPECT_EQ(warning.rfind("WARNING: Get \"http://" + dead + "/stats?format=json", 0), 0u)
+      << warning;
   EXPECT_NE(warning.find("connect " + dead), std::string::npos) << warning;
 
   auto topic = json(admin.call("GET", "/api/topics/live").body);
@@ -367,10 +367,9 @@ TEST_F(NsqadminApiTest, UnreachableNsqdIsReportedNotHidden) {
   auto failed = down.call("GET", "/api/topics");
   EXPECT_EQ(failed.status, 502);
   auto f = json(failed.body);
-  EXPECT_EQ(str(f, "message").rfind("UPSTREAM_ERROR: Failed to query any nsqd: Get \"http://" +
-                                        dead,
-                                    0),
-            0u)
+  EXPECT_EQ(
+      str(f, "message").rfind("UPSTREAM_ERROR: Failed to query any nsqd: Get \"http://" + dead, 0),
+      0u)
       << failed.body;
 }
 
@@ -385,7 +384,8 @@ TEST_F(NsqadminApiTest, UnreachableLookupd) {
   ASSERT_TRUE(lookupd_.stop());
   auto failed = admin.call("GET", "/api/nodes");
   EXPECT_EQ(failed.status, 502);
-  EXPECT_EQ(str(json(failed.body), "message").rfind("UPSTREAM_ERROR: Failed to query any nsqlookupd: ", 0),
+  EXPECT_EQ(str(json(failed.body), "message")
+                .rfind("UPSTREAM_ERROR: Failed to query any nsqlookupd: ", 0),
             0u)
       << failed.body;
 }

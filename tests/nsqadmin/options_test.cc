@@ -3,8 +3,11 @@
 
 #include <gtest/gtest.h>
 
+#include <fstream>
 #include <string>
 #include <vector>
+
+#include "testutil/temp_dir.h"
 
 namespace nsq::admin {
 namespace {
@@ -77,6 +80,39 @@ TEST(NsqadminOptions, GoValidationTexts) {
   Options nsqd_only;
   nsqd_only.nsqd_http_addresses = {"127.0.0.1:4151"};
   EXPECT_EQ(validation_error(nsqd_only), std::nullopt);
+}
+
+// --config: Go's keys (with the cfg tags of the repeatable flags); a flag
+// given on the command line wins over the file.
+TEST(NsqadminOptions, ConfigFileKeysAndFlagPrecedence) {
+  testutil::TempDir dir;
+  const std::string path = (dir.path() / "nsqadmin.cfg").string();
+  std::ofstream(path) << "http_address = \"127.0.0.1:4999\"\n"
+                         "nsqlookupd_http_addresses = [\"10.0.0.1:4161\", \"10.0.0.2:4161\"]\n"
+                         "admin_users = [\"ops\"]\n"
+                         "base_path = \"/from-file\"\n"
+                         "http_client_request_timeout = \"9s\"\n";
+  Options parsed;
+  flags::FlagSet fs("nsqadmin");
+  add_flags(fs, &parsed);
+  ASSERT_TRUE(fs.parse(std::vector<std::string>{"--config", path, "--base-path=/flag"}));
+  auto o = resolve_config(fs, parsed);
+  ASSERT_TRUE(o) << o.error();
+  EXPECT_EQ(o->http_address, "127.0.0.1:4999");
+  EXPECT_EQ(o->lookupd_http_addresses,
+            (std::vector<std::string>{"10.0.0.1:4161", "10.0.0.2:4161"}));
+  EXPECT_EQ(o->admin_users, (std::vector<std::string>{"ops"}));
+  EXPECT_EQ(o->base_path, "/flag");
+  EXPECT_EQ(o->http_client_request_timeout, std::chrono::seconds(9));
+  EXPECT_EQ(o->acl_http_header, "X-Forwarded-User") << "default kept";
+
+  Options missing;
+  missing.config = (dir.path() / "nope.cfg").string();
+  flags::FlagSet fs2("nsqadmin");
+  auto err = resolve_config(fs2, missing);
+  ASSERT_FALSE(err);
+  EXPECT_EQ(err.error().rfind("failed to load config file " + missing.config + " - ", 0), 0u)
+      << err.error();
 }
 
 TEST(NsqadminOptions, BasePathNormalized) {

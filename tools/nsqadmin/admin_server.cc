@@ -4,8 +4,8 @@
 
 #include "api.h"
 #include "cluster_info.h"
-#include "nsq/http/server.h"
 #include "notifier.h"
+#include "nsq/http/server.h"
 
 namespace nsq::admin {
 namespace {
@@ -41,15 +41,13 @@ std::string AdminServer::start() {
     {
       std::lock_guard lock(mu_);
       if (stopping_) return;  // reply dropped: the server is closing anyway
-      jobs_.push_back([this, req = std::move(req), reply = std::move(reply)] {
-        reply(api_->handle(req));
-      });
+      jobs_.push_back(
+          [this, req = std::move(req), reply = std::move(reply)] { reply(api_->handle(req)); });
     }
     cv_.notify_one();
   };
-  server_ = std::make_unique<http::Server>(server_options, handler, [this](std::string_view e) {
-    log_->error("HTTP: {}", e);
-  });
+  server_ = std::make_unique<http::Server>(
+      server_options, handler, [this](std::string_view e) { log_->error("HTTP: {}", e); });
   if (std::string err = server_->listen(options_.http_address); !err.empty()) {
     return "listen (" + options_.http_address + ") failed - " + err;
   }

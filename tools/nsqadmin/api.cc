@@ -10,8 +10,8 @@
 #include <vector>
 
 #include "cluster_json.h"
-#include "nsq/names.h"
 #include "notifier.h"
+#include "nsq/names.h"
 #include "static_assets.h"
 
 namespace nsq::admin {
@@ -63,11 +63,13 @@ std::string hostname() {
 
 // The string fields of a JSON object body, or Go's decoder error text.
 tl::expected<std::map<std::string, std::string>, std::string> decode_body(const std::string& body) {
-  if (body.find_first_not_of(" \t\r\n") == std::string::npos) return tl::unexpected(std::string("EOF"));
+  if (body.find_first_not_of(" \t\r\n") == std::string::npos)
+    return tl::unexpected(std::string("EOF"));
   rapidjson::Document doc;
   doc.Parse(body.data(), body.size());
   if (doc.HasParseError()) return tl::unexpected(std::string("invalid character in JSON body"));
-  if (!doc.IsObject()) return tl::unexpected(std::string("json: cannot unmarshal body into an object"));
+  if (!doc.IsObject())
+    return tl::unexpected(std::string("json: cannot unmarshal body into an object"));
   std::map<std::string, std::string> out;
   for (const auto& m : doc.GetObject()) {
     if (m.value.IsString()) {
@@ -446,9 +448,8 @@ http::Response Api::handle(const http::Request& req) const {
   const std::size_t n = parts.size();
 
   // UI pages: the single-page app routes them itself.
-  const bool page =
-      n == 0 || (parts[0] == "topics" && n <= 3) || (parts[0] == "nodes" && n <= 2) ||
-      ((parts[0] == "counter" || parts[0] == "lookup") && n == 1);
+  const bool page = n == 0 || (parts[0] == "topics" && n <= 3) || (parts[0] == "nodes" && n <= 2) ||
+                    ((parts[0] == "counter" || parts[0] == "lookup") && n == 1);
   if (page) {
     if (method != "GET" && method != "HEAD") return not_allowed();
     return h.index();

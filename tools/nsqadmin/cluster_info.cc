@@ -69,7 +69,8 @@ Gathered<std::vector<std::string>> ClusterInfo::lookupd_topics(const Addresses& 
     const std::string url = "http://" + addr + "/topics";
     debug("CI: querying nsqlookupd " + url);
     auto body = get_v1(url, timeouts_);
-    if (!body) return tl::expected<std::vector<std::string>, std::string>(tl::unexpect, body.error());
+    if (!body)
+      return tl::expected<std::vector<std::string>, std::string>(tl::unexpect, body.error());
     return parse_string_array(*body, "topics");
   });
   Gathered<std::vector<std::string>> out;
@@ -96,7 +97,8 @@ Gathered<std::vector<std::string>> ClusterInfo::lookupd_topic_channels(
     const std::string url = "http://" + addr + "/channels?topic=" + q(topic);
     debug("CI: querying nsqlookupd " + url);
     auto body = get_v1(url, timeouts_);
-    if (!body) return tl::expected<std::vector<std::string>, std::string>(tl::unexpect, body.error());
+    if (!body)
+      return tl::expected<std::vector<std::string>, std::string>(tl::unexpect, body.error());
     return parse_string_array(*body, "channels");
   });
   Gathered<std::vector<std::string>> out;
@@ -135,9 +137,8 @@ Gathered<std::vector<Producer>> ClusterInfo::lookupd_producers(const Addresses& 
     }
     for (auto& p : *r) {
       // One node seen by several lookupds is one row, listing each lookupd.
-      auto it = std::find_if(out.value.begin(), out.value.end(), [&](const Producer& x) {
-        return x.tcp_address() == p.tcp_address();
-      });
+      auto it = std::find_if(out.value.begin(), out.value.end(),
+                             [&](const Producer& x) { return x.tcp_address() == p.tcp_address(); });
       if (it == out.value.end()) {
         std::sort(p.topics.begin(), p.topics.end(),
                   [](const ProducerTopic& a, const ProducerTopic& b) { return a.topic < b.topic; });
@@ -256,10 +257,9 @@ Gathered<std::vector<Producer>> ClusterInfo::nsqd_topic_producers(const std::str
       out.errors.push_back(r.error());
       continue;
     }
-    bool has_topic = topic.empty() || std::any_of(r->topics.begin(), r->topics.end(),
-                                                  [&](const TopicStats& t) {
-                                                    return t.topic_name == topic;
-                                                  });
+    bool has_topic =
+        topic.empty() || std::any_of(r->topics.begin(), r->topics.end(),
+                                     [&](const TopicStats& t) { return t.topic_name == topic; });
     if (has_topic) out.value.push_back(std::move(r->producer));
   }
   if (!nsqds.empty() && out.errors.size() == nsqds.size()) {
@@ -303,7 +303,8 @@ Gathered<NsqdStats> ClusterInfo::nsqd_stats(const std::vector<Producer>& produce
     if (!include_clients) url += "&include_clients=false";
     debug("CI: querying nsqd " + url);
     auto body = get_v1(url, timeouts_);
-    if (!body) return tl::expected<std::vector<TopicStats>, std::string>(tl::unexpect, body.error());
+    if (!body)
+      return tl::expected<std::vector<TopicStats>, std::string>(tl::unexpect, body.error());
     return parse_nsqd_stats(*body, now_seconds());
   });
   Gathered<NsqdStats> out;
@@ -323,8 +324,8 @@ Gathered<NsqdStats> ClusterInfo::nsqd_stats(const std::vector<Producer>& produce
         c.node = node;
         c.hostname = hostname;
         for (auto& cl : c.clients) cl.node = node;
-        const std::string key = topic.empty() ? t.topic_name + ":" + c.channel_name
-                                              : c.channel_name;
+        const std::string key =
+            topic.empty() ? t.topic_name + ":" + c.channel_name : c.channel_name;
         auto [it, fresh] = out.value.channels.try_emplace(key);
         if (fresh) {
           it->second.node = node;
@@ -375,8 +376,7 @@ void add(Outcome& out, std::vector<std::string> errors) {
 }  // namespace
 
 Outcome ClusterInfo::create_topic_channel(const std::string& topic, const std::string& channel,
-                                          const Addresses& lookupds,
-                                          const Addresses& nsqds) const {
+                                          const Addresses& lookupds, const Addresses& nsqds) const {
   Outcome out;
   const std::string tq = "topic=" + q(topic);
   if (lookupds.empty()) {
@@ -428,9 +428,9 @@ Outcome ClusterInfo::topic_channel_action(const std::string& verb, const std::st
   Outcome out;
   auto producers = topic_producers(topic, lookupds, nsqds);
   if (absorb(out, producers)) return out;
-  std::string path = channel.empty() ? "topic/" + verb + "?topic=" + q(topic)
-                                     : "channel/" + verb + "?topic=" + q(topic) +
-                                           "&channel=" + q(channel);
+  std::string path = channel.empty()
+                         ? "topic/" + verb + "?topic=" + q(topic)
+                         : "channel/" + verb + "?topic=" + q(topic) + "&channel=" + q(channel);
   add(out, post_all(http_addresses(producers.value), path, "nsqd"));
   return out;
 }
@@ -438,8 +438,8 @@ Outcome ClusterInfo::topic_channel_action(const std::string& verb, const std::st
 Outcome ClusterInfo::tombstone_node_for_topic(const std::string& topic, const std::string& node,
                                               const Addresses& lookupds) const {
   Outcome out;
-  add(out, post_all(lookupds, "topic/tombstone?topic=" + q(topic) + "&node=" + q(node),
-                    "nsqlookupd"));
+  add(out,
+      post_all(lookupds, "topic/tombstone?topic=" + q(topic) + "&node=" + q(node), "nsqlookupd"));
   auto producers = nsqd_producers({node});
   if (absorb(out, producers)) return out;
   add(out, post_all(http_addresses(producers.value), "topic/delete?topic=" + q(topic), "nsqd"));

@@ -68,9 +68,8 @@ class ClusterInfo {
                                                   const Addresses& nsqds) const;
 
   // /stats of each producer, optionally narrowed to a topic (and channel).
-  Gathered<NsqdStats> nsqd_stats(const std::vector<Producer>& producers,
-                                 const std::string& topic, const std::string& channel,
-                                 bool include_clients) const;
+  Gathered<NsqdStats> nsqd_stats(const std::vector<Producer>& producers, const std::string& topic,
+                                 const std::string& channel, bool include_clients) const;
 
   // Actions. Creation goes to the lookupds (so a new topic shows everywhere
   // before any nsqd has it) and, for a channel, to the nsqd producing the

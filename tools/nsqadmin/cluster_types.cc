@@ -96,8 +96,7 @@ ClientStats parse_client(const Value& c, std::int64_t now_s) {
   // Clients of old nsqd had no client_id: Go shows hostname:port instead.
   if (s.client_id.empty()) {
     auto colon = s.remote_address.rfind(':');
-    std::string port =
-        colon == std::string::npos ? "NA" : s.remote_address.substr(colon + 1);
+    std::string port = colon == std::string::npos ? "NA" : s.remote_address.substr(colon + 1);
     s.client_id = s.hostname + ":" + port;
   }
   return s;
@@ -161,10 +160,9 @@ void TopicStats::add(const TopicStats& a) {
     }
     it->add(ac);
   }
-  std::sort(channels.begin(), channels.end(),
-            [](const ChannelStats& x, const ChannelStats& y) {
-              return x.channel_name < y.channel_name;
-            });
+  std::sort(channels.begin(), channels.end(), [](const ChannelStats& x, const ChannelStats& y) {
+    return x.channel_name < y.channel_name;
+  });
   node_stats.push_back(a);
   sort_by_host(node_stats);
 }

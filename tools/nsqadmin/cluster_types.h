@@ -2,9 +2,8 @@
 
 #include <cstdint>
 #include <string>
-#include <vector>
-
 #include <tl/expected.hpp>
+#include <vector>
 
 // The cluster as nsqadmin shows it: nsqd nodes (producers, as nsqlookupd
 // calls them) and topic/channel/client stats read from each nsqd's /stats,

@@ -13,10 +13,17 @@ int main(int argc, char** argv) {
   nsq::tools::TerminationSignals signals;  // before any thread
   std::signal(SIGPIPE, SIG_IGN);
 
-  nsq::admin::Options options;
+  nsq::admin::Options parsed;
   nsq::flags::FlagSet fs(argv[0]);
-  nsq::admin::add_flags(fs, &options);
+  nsq::admin::add_flags(fs, &parsed);
   nsq::tools::parse_flags_or_exit(fs, argc, argv);
+  auto resolved = nsq::admin::resolve_config(fs, parsed);
+  if (!resolved) {
+    auto log = nsq::make_go_logger("nsqadmin", parsed.log_prefix, parsed.log_level);
+    log->critical("{}", resolved.error());
+    return 1;
+  }
+  nsq::admin::Options options = std::move(*resolved);
   nsq::tools::exit_if_version(options.show_version, "nsqadmin");
 
   auto log = nsq::make_go_logger("nsqadmin", options.log_prefix, options.log_level);

@@ -22,8 +22,8 @@ namespace nsq::admin {
 struct AdminAction {
   std::string action;  // e.g. "pause_channel", "delete_topic", "tombstone_topic_producer"
   std::string topic;
-  std::string channel;  // omitted when empty
-  std::string node;     // omitted when empty
+  std::string channel;         // omitted when empty
+  std::string node;            // omitted when empty
   std::int64_t timestamp = 0;  // Unix seconds
   std::string user;            // the --acl-http-header value; omitted when empty
   std::string remote_ip;

@@ -3,34 +3,60 @@
 #include <algorithm>
 #include <cctype>
 
+#include "nsq/config/config_file.h"
+#include "nsq/config/option_table.h"
+
 namespace nsq::admin {
 namespace {
 
-// Go's lg.LogLevel flag: the level words, any case.
-flags::FlagValue log_level_value(GoLogLevel* level) {
-  flags::FlagValue value;
-  value.type_name = "value";
-  value.default_text = "INFO";
-  value.set = [level](std::string_view text) -> tl::expected<void, std::string> {
-    std::string lower(text);
-    std::transform(lower.begin(), lower.end(), lower.begin(),
-                   [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
-    if (lower == "debug") {
-      *level = GoLogLevel::debug;
-    } else if (lower == "info") {
-      *level = GoLogLevel::info;
-    } else if (lower == "warn") {
-      *level = GoLogLevel::warn;
-    } else if (lower == "error") {
-      *level = GoLogLevel::error;
-    } else if (lower == "fatal") {
-      *level = GoLogLevel::fatal;
-    } else {
-      return tl::unexpected("invalid log level '" + std::string(text) + "'");
-    }
-    return {};
+using config::option;
+using Field = config::OptionField<Options>;
+
+// Every flag with its config key, in Go's order (apps/nsqadmin/main.go).
+const std::vector<Field>& fields() {
+  static const std::vector<Field> table = {
+      option("version", "print version string", &Options::show_version),
+      config::log_level_option(&Options::log_level),
+      option("log-prefix", "log message prefix", &Options::log_prefix),
+      option("http-address", "<addr>:<port> to listen on for HTTP clients", &Options::http_address),
+      option("base-path", "URL base path", &Options::base_path),
+      option("graphite-url", "graphite HTTP address", &Options::graphite_url),
+      option("proxy-graphite", "proxy HTTP requests to graphite", &Options::proxy_graphite),
+      option("statsd-counter-format",
+             "The counter stats key formatting applied by the implementation of statsd. If no "
+             "formatting is desired, set this to an empty string.",
+             &Options::statsd_counter_format),
+      option("statsd-gauge-format",
+             "The gauge stats key formatting applied by the implementation of statsd. If no "
+             "formatting is desired, set this to an empty string.",
+             &Options::statsd_gauge_format),
+      option("statsd-prefix",
+             "prefix used for keys sent to statsd (%s for host replacement, must match nsqd)",
+             &Options::statsd_prefix),
+      option("statsd-interval",
+             "time interval nsqd is configured to push to statsd (must match nsqd)",
+             &Options::statsd_interval),
+      option("notification-http-endpoint",
+             "HTTP endpoint (fully qualified) to which POST notifications of admin actions will "
+             "be sent",
+             &Options::notification_http_endpoint),
+      option("http-client-connect-timeout", "timeout for HTTP connect",
+             &Options::http_client_connect_timeout),
+      option("http-client-request-timeout", "timeout for HTTP request",
+             &Options::http_client_request_timeout),
+      option("acl-http-header", "HTTP header to check for authenticated admin users",
+             &Options::acl_http_header),
+      option("lookupd-http-address", "lookupd HTTP address (may be given multiple times)",
+             &Options::lookupd_http_addresses, "nsqlookupd_http_addresses"),
+      option("nsqd-http-address", "nsqd HTTP address (may be given multiple times)",
+             &Options::nsqd_http_addresses, "nsqd_http_addresses"),
+      option("admin-user",
+             "admin user (may be given multiple times; if specified, only these users will be "
+             "able to perform privileged actions; acl-http-header is used to determine the "
+             "authenticated user)",
+             &Options::admin_users, "admin_users"),
   };
-  return value;
+  return table;
 }
 
 bool has_port(const std::string& address) {
@@ -43,41 +69,21 @@ bool has_port(const std::string& address) {
 }  // namespace
 
 void add_flags(flags::FlagSet& fs, Options* o) {
-  fs.add_bool("version", &o->show_version, "print version string");
-  fs.add("log-level", "set log verbosity: debug, info, warn, error, or fatal",
-         log_level_value(&o->log_level));
-  fs.add_string("log-prefix", &o->log_prefix, "log message prefix");
-  fs.add_string("http-address", &o->http_address, "<addr>:<port> to listen on for HTTP clients");
-  fs.add_string("base-path", &o->base_path, "URL base path");
-  fs.add_string("graphite-url", &o->graphite_url, "graphite HTTP address");
-  fs.add_bool("proxy-graphite", &o->proxy_graphite, "proxy HTTP requests to graphite");
-  fs.add_string("statsd-counter-format", &o->statsd_counter_format,
-                "The counter stats key formatting applied by the implementation of statsd. If no "
-                "formatting is desired, set this to an empty string.");
-  fs.add_string("statsd-gauge-format", &o->statsd_gauge_format,
-                "The gauge stats key formatting applied by the implementation of statsd. If no "
-                "formatting is desired, set this to an empty string.");
-  fs.add_string("statsd-prefix", &o->statsd_prefix,
-                "prefix used for keys sent to statsd (%s for host replacement, must match nsqd)");
-  fs.add_duration("statsd-interval", &o->statsd_interval,
-                  "time interval nsqd is configured to push to statsd (must match nsqd)");
-  fs.add_string("notification-http-endpoint", &o->notification_http_endpoint,
-                "HTTP endpoint (fully qualified) to which POST notifications of admin actions "
-                "will be sent");
-  fs.add_duration("http-client-connect-timeout", &o->http_client_connect_timeout,
-                  "timeout for HTTP connect");
-  fs.add_duration("http-client-request-timeout", &o->http_client_request_timeout,
-                  "timeout for HTTP request");
-  fs.add_string("acl-http-header", &o->acl_http_header,
-                "HTTP header to check for authenticated admin users");
-  fs.add_string_list("lookupd-http-address", &o->lookupd_http_addresses,
-                     "lookupd HTTP address (may be given multiple times)");
-  fs.add_string_list("nsqd-http-address", &o->nsqd_http_addresses,
-                     "nsqd HTTP address (may be given multiple times)");
-  fs.add_string_list("admin-user", &o->admin_users,
-                     "admin user (may be given multiple times; if specified, only these users "
-                     "will be able to perform privileged actions; acl-http-header is used to "
-                     "determine the authenticated user)");
+  fs.add_string("config", &o->config, "path to config file");
+  for (const auto& f : fields()) f.add_flag(fs, *o);
+}
+
+tl::expected<Options, std::string> resolve_config(const flags::FlagSet& fs, const Options& parsed) {
+  if (parsed.config.empty()) return parsed;
+  auto cfg = config::load_toml_file(parsed.config);
+  if (!cfg) {
+    return tl::unexpected("failed to load config file " + parsed.config + " - " + cfg.error());
+  }
+  Options defaults;
+  defaults.config = parsed.config;
+  auto resolved = config::resolve_options(fs, fields(), parsed, defaults, *cfg);
+  if (!resolved) return tl::unexpected(resolved.error().text);
+  return std::move(*resolved);
 }
 
 std::optional<std::string> validation_error(const Options& o) {

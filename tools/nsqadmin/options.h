@@ -3,6 +3,7 @@
 #include <chrono>
 #include <optional>
 #include <string>
+#include <tl/expected.hpp>
 #include <vector>
 
 #include "nsq/flags/go_flags.h"
@@ -13,6 +14,7 @@ namespace nsq::admin {
 
 struct Options {
   bool show_version = false;
+  std::string config;  // TOML file with the same keys (flags given win over it)
   GoLogLevel log_level = GoLogLevel::info;
   std::string log_prefix = "[nsqadmin] ";
 
@@ -50,6 +52,13 @@ struct Options {
 // Registers Go nsqadmin's flags on fs, storing into *options (which must
 // outlive fs.parse()).
 void add_flags(flags::FlagSet& fs, Options* options);
+
+// go-options' Resolve after parsing: each option from its flag if given on
+// the command line (already in `parsed`), else from the --config file's key
+// (Go's names: flag with '_' for '-', and nsqlookupd_http_addresses,
+// nsqd_http_addresses, admin_users), else its default. The error is Go's
+// fatal text ("failed to load config file <path> - ..." or a coercion error).
+tl::expected<Options, std::string> resolve_config(const flags::FlagSet& fs, const Options& parsed);
 
 // Go's checks in New(), in Go's order: the error text of the first failure
 // (e.g. "--nsqd-http-address or --lookupd-http-address required").

@@ -22,7 +22,8 @@ std::string_view content_type_for(std::string_view name) {
 }
 
 void replace_all(std::string& text, std::string_view from, std::string_view to) {
-  for (auto pos = text.find(from); pos != std::string::npos; pos = text.find(from, pos + to.size())) {
+  for (auto pos = text.find(from); pos != std::string::npos;
+       pos = text.find(from, pos + to.size())) {
     text.replace(pos, from.size(), to);
   }
 }

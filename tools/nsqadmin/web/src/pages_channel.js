@@ -64,7 +64,7 @@ export const channelPage = {
           h('td', null, cl.hostname),
           h('td', null, cl.client_id),
           h('td', null, cl.remote_address),
-          h('td', null, cl.user_agent || `V${cl.version}`),
+          h('td', null, cl.user_agent || cl.version),
           h('td', null, features(cl)),
           h('td', null, ctx.link(`/nodes/${enc(cl.node)}`, cl.node)),
           h('td', {class: 'num'}, num(cl.ready_count)),
