@@ -36,7 +36,6 @@ using Clock = std::chrono::steady_clock;
 
 namespace {
 
-constexpr std::size_t kReadChunk = 64 * 1024;
 constexpr std::size_t kMaxPumpBatch = 256;
 constexpr std::string_view kMagicV2 = "  V2";
 constexpr std::chrono::seconds kTlsHandshakeTimeout{5};
@@ -116,27 +115,20 @@ void ClientConn::wake() {
 // Reading
 
 std::string_view ClientConn::buffered() const noexcept {
-  return {in_.data() + in_start_, in_end_ - in_start_};
+  return in_.data();
 }
 
 void ClientConn::consume(std::size_t n) noexcept {
-  in_start_ += n;
-  if (in_start_ == in_end_) in_start_ = in_end_ = 0;
+  in_.consume(n);
 }
 
 awaitable<bool> ClientConn::fill(std::size_t n) {
-  while (in_end_ - in_start_ < n) {
+  while (in_.size() < n) {
     if (closing_) co_return false;
-    if (in_start_ > 0 && (in_.size() - in_end_ < kReadChunk || in_.size() - in_start_ < n)) {
-      std::memmove(in_.data(), in_.data() + in_start_, in_end_ - in_start_);
-      in_end_ -= in_start_;
-      in_start_ = 0;
-    }
-    std::size_t want = std::max(n - (in_end_ - in_start_), kReadChunk);
-    if (in_.size() < in_end_ + want) in_.resize(in_end_ + want);
+    std::span<char> space = in_.prepare(n);
     boost::system::error_code ec;
-    std::size_t got = co_await stream_->read_some(
-        asio::buffer(in_.data() + in_end_, in_.size() - in_end_), ec);
+    std::size_t got =
+        co_await stream_->read_some(asio::buffer(space.data(), space.size()), ec);
     if (ec) {
       // A broken compressed or TLS stream is the client's fault: say so.
       if (std::error_code codec = stream_->codec_error()) {
@@ -148,7 +140,7 @@ awaitable<bool> ClientConn::fill(std::size_t n) {
       }
       co_return false;
     }
-    in_end_ += got;
+    in_.commit(got, space.size());
     if (settings_.heartbeat_interval_ms > 0) {
       read_deadline_ = Clock::now() + 2 * ms(settings_.heartbeat_interval_ms);
     }
@@ -158,7 +150,7 @@ awaitable<bool> ClientConn::fill(std::size_t n) {
 
 awaitable<std::optional<std::int32_t>> ClientConn::read_size() {
   if (!co_await fill(4)) co_return std::nullopt;
-  std::int32_t size = get_i32be(in_.data() + in_start_);
+  std::int32_t size = get_i32be(in_.data().data());
   consume(4);
   co_return size;
 }

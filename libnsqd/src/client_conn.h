@@ -20,6 +20,7 @@
 #include "auth.h"
 #include "topic.h"
 #include "message.h"
+#include "read_buffer.h"
 #include "nsq/identify.h"
 #include "nsq/protocol_error.h"
 
@@ -131,8 +132,7 @@ class ClientConn : public Subscriber, public std::enable_shared_from_this<Client
   const ClientId id_;
   const std::string remote_;
 
-  std::vector<char> in_;          // read buffer: [in_start_, in_end_) unread
-  std::size_t in_start_ = 0, in_end_ = 0;
+  ReadBuffer in_;                 // read, not parsed yet
   std::string line_;              // the command line being run (params point into it)
   std::string out_;               // queued for the next write
   std::string writing_;           // in the write in flight
