@@ -18,6 +18,7 @@
 
 #include "cluster_info.h"
 #include "options.h"
+#include "static_assets.h"
 #include "testutil/http_client.h"
 #include "testutil/nsqd_process.h"
 #include "testutil/temp_dir.h"
@@ -316,6 +317,14 @@ TEST_F(NsqadminApiTest, AdminUsersGuardActionsOnly) {
   EXPECT_EQ(admin.api.handle(req).status, 200);
   req.headers.back().second = "mallory";
   EXPECT_EQ(admin.api.handle(req).status, 403);
+
+  // The page tells the front end whether to offer the action buttons.
+  if (ui_built()) {
+    auto page = request("GET", "/topics");
+    EXPECT_NE(admin.api.handle(page).body.find("\"is_admin\":false"), std::string::npos);
+    page.headers.emplace_back("x-auth-user", "alice");
+    EXPECT_NE(admin.api.handle(page).body.find("\"is_admin\":true"), std::string::npos);
+  }
 }
 
 TEST_F(NsqadminApiTest, BasePathPrefixesEverythingButPing) {

@@ -12,6 +12,8 @@ const char* kStats = R"({"version":"1.3.0","health":"OK","start_time":100,"topic
   {"topic_name":"t","channels":[
     {"channel_name":"c","depth":7,"backend_depth":2,"in_flight_count":3,"deferred_count":1,
      "message_count":20,"requeue_count":4,"timeout_count":5,"client_count":1,"paused":true,
+     "e2e_processing_latency":{"count":10,"percentiles":[{"quantile":0.99,"value":2000},
+       {"quantile":0.5,"value":1000}],"topic":"t","channel":"c","host":"h1"},
      "clients":[{"client_id":"","hostname":"h1","version":"V2","remote_address":"10.0.0.1:5000",
        "ready_count":9,"in_flight_count":3,"message_count":20,"finish_count":16,"requeue_count":4,
        "connect_ts":1000,"sample_rate":0,"deflate":false,"snappy":true,"user_agent":"ua/1",
@@ -76,6 +78,42 @@ TEST(ClusterTypes, TopicAddSumsNodesAndChannelsByName) {
   EXPECT_EQ(c.clients.size(), 2u);
   EXPECT_EQ(c.node_stats.size(), 2u);
   EXPECT_TRUE(c.paused) << "paused on one node shows paused";
+}
+
+TEST(ClusterTypes, LatencyQuantilesSummedOverNodes) {
+  auto a = parse_nsqd_stats(kStats, 0).value()[0];
+  const auto& per_node = a.channels[0].e2e_processing_latency;
+  EXPECT_EQ(per_node.count, 10);
+  ASSERT_EQ(per_node.percentiles.size(), 2u);
+  EXPECT_TRUE(per_node.percentiles[0].has_value);
+  EXPECT_EQ(per_node.percentiles[0].average, 2000);
+  auto b = a;
+  b.channels[0].e2e_processing_latency.percentiles[0].value = 4000;
+  b.channels[0].e2e_processing_latency.percentiles[0].min = 4000;
+  b.channels[0].e2e_processing_latency.percentiles[0].max = 4000;
+  b.channels[0].e2e_processing_latency.percentiles[0].average = 4000;
+  b.channels[0].e2e_processing_latency.count = 30;
+  b.channels[0].e2e_processing_latency.percentiles[0].count = 30;  // p50 keeps 10
+  TopicStats sum;
+  sum.add(a);
+  sum.add(b);
+  const auto& e = sum.channels[0].e2e_processing_latency;
+  EXPECT_EQ(e.count, 40);
+  EXPECT_EQ(e.host, "*");
+  ASSERT_EQ(e.percentiles.size(), 2u);
+  const auto& p99 = e.percentiles[0];
+  EXPECT_EQ(p99.quantile, 0.99) << "highest quantile first";
+  EXPECT_EQ(p99.min, 2000);
+  EXPECT_EQ(p99.max, 4000);
+  EXPECT_EQ(p99.count, 40);
+  EXPECT_DOUBLE_EQ(p99.average, 3500) << "weighted by count: (10*2000 + 30*4000) / 40";
+  EXPECT_FALSE(p99.has_value);
+  JsonOut out;
+  out.latency(e);
+  EXPECT_EQ(out.take(),
+            R"({"count":40,"percentiles":[{"average":3500,"count":40,"max":4000,"min":2000,)"
+            R"("quantile":0.99},{"average":1000,"count":20,"max":1000,"min":1000,"quantile":0.5}],)"
+            R"("topic":"t","channel":"c","host":"*"})");
 }
 
 TEST(ClusterTypes, LookupdProducersWithTombstones) {

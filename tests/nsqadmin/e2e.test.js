@@ -141,6 +141,7 @@ async function main() {
     nsqd.push(await startServer(`nsqd${i}`, process.env.NSQD_BIN, [
       '--tcp-address=127.0.0.1:0', '--http-address=127.0.0.1:0', `--data-path=${dataPath}`,
       '--broadcast-address=127.0.0.1', `--lookupd-tcp-address=127.0.0.1:${lookupd.tcp}`,
+      '--e2e-processing-latency-percentile=0.99,0.5',
     ], ['TCP', 'HTTP']))
   }
   const admin = await startServer('nsqadmin', process.env.NSQADMIN_BIN, [
@@ -205,6 +206,9 @@ async function main() {
     await page.goto(`${base}/topics/e2e_work/workers`)
     await page.locator('[data-testid=channel-clients] tbody tr td', {hasText: '127.0.0.1'}).first().waitFor()
     assert.equal(await text('[data-testid=channel-connections]'), '1')
+    // nsqd measures end-to-end latency (--e2e-processing-latency-percentile).
+    await page.locator('[data-testid=channel-latency] tbody tr').nth(1).waitFor()
+    assert.equal(await page.locator('[data-testid=channel-latency] tbody tr').count(), 2)
     await shot('channel')
     console.log('ok - channel page shows its client')
 

@@ -71,7 +71,9 @@ tl::expected<std::map<std::string, std::string>, std::string> decode_body(const 
   if (!doc.IsObject())
     return tl::unexpected(std::string("json: cannot unmarshal body into an object"));
   std::map<std::string, std::string> out;
-  for (const auto& m : doc.GetObject()) {
+  // By index: clang warns that RapidJSON's iterator != is ambiguous in C++20.
+  for (rapidjson::SizeType i = 0; i < doc.MemberCount(); ++i) {
+    const auto& m = *(doc.MemberBegin() + i);
     if (m.value.IsString()) {
       out[m.name.GetString()] = std::string(m.value.GetString(), m.value.GetStringLength());
     } else if (!m.value.IsNull()) {

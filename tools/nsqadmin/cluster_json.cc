@@ -24,6 +24,53 @@ void JsonOut::string(std::string_view v) {
   impl_->writer.String(v.data(), static_cast<rapidjson::SizeType>(v.size()));
 }
 void JsonOut::integer(long long v) { impl_->writer.Int64(v); }
+void JsonOut::real(double v) {
+  // Go writes a whole float64 without a fraction ("5", not "5.0").
+  if (v == static_cast<double>(static_cast<long long>(v)) && v > -1e15 && v < 1e15) {
+    impl_->writer.Int64(static_cast<long long>(v));
+  } else {
+    impl_->writer.Double(v);
+  }
+}
+
+// Go marshals each percentile as a map: keys in sorted order.
+void JsonOut::latency(const LatencyAggregate& e) {
+  begin_object();
+  key("count");
+  integer(e.count);
+  key("percentiles");
+  if (e.percentiles.empty()) {
+    null();
+  } else {
+    begin_array();
+    for (const auto& p : e.percentiles) {
+      begin_object();
+      key("average");
+      real(p.average);
+      key("count");
+      real(p.count);
+      key("max");
+      real(p.max);
+      key("min");
+      real(p.min);
+      key("quantile");
+      real(p.quantile);
+      if (p.has_value) {
+        key("value");
+        real(p.value);
+      }
+      end_object();
+    }
+    end_array();
+  }
+  key("topic");
+  string(e.topic);
+  key("channel");
+  string(e.channel);
+  key("host");
+  string(e.host);
+  end_object();
+}
 void JsonOut::boolean(bool v) { impl_->writer.Bool(v); }
 void JsonOut::null() { impl_->writer.Null(); }
 
@@ -175,6 +222,8 @@ void JsonOut::channel_fields(const ChannelStats& c) {
   }
   key("paused");
   boolean(c.paused);
+  key("e2e_processing_latency");
+  latency(c.e2e_processing_latency);
 }
 
 void JsonOut::channel(const ChannelStats& c) {
@@ -218,6 +267,8 @@ void JsonOut::topic_fields(const TopicStats& t) {
   }
   key("paused");
   boolean(t.paused);
+  key("e2e_processing_latency");
+  latency(t.e2e_processing_latency);
 }
 
 void JsonOut::topic(const TopicStats& t) {

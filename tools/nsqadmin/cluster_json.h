@@ -27,6 +27,7 @@ class JsonOut {
   void key(std::string_view k);
   void string(std::string_view v);
   void integer(long long v);
+  void real(double v);
   void boolean(bool v);
   void null();
   void strings(const std::vector<std::string>& v);  // null when empty
@@ -34,6 +35,7 @@ class JsonOut {
   void producer(const Producer& p);
   void producers(const std::vector<Producer>& v);
   void client(const ClientStats& c);
+  void latency(const LatencyAggregate& e);
   void channel(const ChannelStats& c);
   void topic(const TopicStats& t);
   // The fields of a stats object without the braces (Go embeds the struct in

@@ -68,6 +68,37 @@ std::vector<long> version_parts(const std::string& v) {
   return parts;
 }
 
+double real(const Value& o, const char* key) {
+  auto it = o.FindMember(key);
+  return it != o.MemberEnd() && it->value.IsNumber() ? it->value.GetDouble() : 0.0;
+}
+
+// nsqd's {"count", "percentiles": [{"quantile", "value"}] | null, "topic",
+// "channel", "host"}; each node's quantile is its own min, max and average.
+LatencyAggregate parse_latency(const Value& parent) {
+  LatencyAggregate e;
+  auto it = parent.FindMember("e2e_processing_latency");
+  if (it == parent.MemberEnd() || !it->value.IsObject()) return e;
+  const Value& v = it->value;
+  e.count = num(v, "count");
+  e.topic = str(v, "topic");
+  e.channel = str(v, "channel");
+  e.host = str(v, "host");
+  if (const Value* ps = array(v, "percentiles")) {
+    for (const auto& p : ps->GetArray()) {
+      if (!p.IsObject()) continue;
+      LatencyPercentile q;
+      q.quantile = real(p, "quantile");
+      q.value = real(p, "value");
+      q.has_value = true;
+      q.min = q.max = q.average = q.value;
+      q.count = static_cast<double>(e.count);
+      e.percentiles.push_back(q);
+    }
+  }
+  return e;
+}
+
 ClientStats parse_client(const Value& c, std::int64_t now_s) {
   ClientStats s;
   s.remote_address = str(c, "remote_address");
@@ -119,6 +150,31 @@ std::string join_host_port(const std::string& host, int port) {
 std::string Producer::http_address() const { return join_host_port(broadcast_address, http_port); }
 std::string Producer::tcp_address() const { return join_host_port(broadcast_address, tcp_port); }
 
+void LatencyAggregate::add(const LatencyAggregate& other) {
+  count += other.count;
+  for (const auto& q : other.percentiles) {
+    auto it = std::find_if(percentiles.begin(), percentiles.end(),
+                           [&](const LatencyPercentile& p) { return p.quantile == q.quantile; });
+    if (it == percentiles.end()) {
+      LatencyPercentile fresh;
+      fresh.quantile = q.quantile;
+      fresh.min = q.min;
+      fresh.max = q.max;
+      percentiles.push_back(fresh);
+      it = std::prev(percentiles.end());
+    }
+    it->min = std::min(it->min, q.min);
+    it->max = std::max(it->max, q.max);
+    it->count += q.count;
+    // A running mean weighted by each node's message count.
+    if (it->count > 0) it->average += (q.average - it->average) * q.count / it->count;
+  }
+  std::sort(percentiles.begin(), percentiles.end(),
+            [](const LatencyPercentile& a, const LatencyPercentile& b) {
+              return a.quantile > b.quantile;
+            });
+}
+
 void ChannelStats::add(const ChannelStats& a) {
   node = "*";
   depth += a.depth;
@@ -137,6 +193,10 @@ void ChannelStats::add(const ChannelStats& a) {
   sort_by_host(node_stats);
   clients.insert(clients.end(), a.clients.begin(), a.clients.end());
   sort_by_host(clients);
+  e2e_processing_latency.host = "*";
+  e2e_processing_latency.topic = topic_name;
+  e2e_processing_latency.channel = channel_name;
+  e2e_processing_latency.add(a.e2e_processing_latency);
 }
 
 void TopicStats::add(const TopicStats& a) {
@@ -165,6 +225,9 @@ void TopicStats::add(const TopicStats& a) {
   });
   node_stats.push_back(a);
   sort_by_host(node_stats);
+  e2e_processing_latency.host = "*";
+  e2e_processing_latency.topic = topic_name;
+  e2e_processing_latency.add(a.e2e_processing_latency);
 }
 
 void sort_by_host(std::vector<Producer>& producers) {
@@ -256,6 +319,7 @@ tl::expected<std::vector<TopicStats>, std::string> parse_nsqd_stats(const std::s
     ts.memory_depth = ts.depth - ts.backend_depth;
     ts.message_count = num(t, "message_count");
     ts.paused = boolean(t, "paused");
+    ts.e2e_processing_latency = parse_latency(t);
     if (const Value* channels = array(t, "channels")) {
       for (const auto& c : channels->GetArray()) {
         if (!c.IsObject()) continue;
@@ -272,6 +336,7 @@ tl::expected<std::vector<TopicStats>, std::string> parse_nsqd_stats(const std::s
         cs.message_count = num(c, "message_count");
         cs.client_count = num(c, "client_count");
         cs.paused = boolean(c, "paused");
+        cs.e2e_processing_latency = parse_latency(c);
         if (const Value* clients = array(c, "clients")) {
           for (const auto& cl : clients->GetArray()) {
             if (cl.IsObject()) cs.clients.push_back(parse_client(cl, now_s));

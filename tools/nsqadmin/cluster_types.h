@@ -33,6 +33,29 @@ struct Producer {
   std::string tcp_address() const;
 };
 
+// End-to-end processing latency quantiles (nsqd --e2e-processing-latency-*),
+// Go's E2eProcessingLatencyAggregate: per node as nsqd reports it, then
+// summed over nodes (count added, min/max kept, average weighted by count).
+struct LatencyPercentile {
+  double quantile = 0;
+  double value = 0;  // per node only (has_value)
+  bool has_value = false;
+  double min = 0;
+  double max = 0;
+  double average = 0;
+  double count = 0;
+};
+
+struct LatencyAggregate {
+  std::int64_t count = 0;
+  std::vector<LatencyPercentile> percentiles;
+  std::string topic;
+  std::string channel;
+  std::string host;
+
+  void add(const LatencyAggregate& other);
+};
+
 struct ClientStats {
   std::string node;
   std::string remote_address;
@@ -77,6 +100,7 @@ struct ChannelStats {
   std::vector<ChannelStats> node_stats;  // one per node, when summed
   std::vector<ClientStats> clients;
   bool paused = false;
+  LatencyAggregate e2e_processing_latency;
 
   // Go's ChannelStats.Add: sums a's counters into this (node becomes "*"),
   // keeps a as one of node_stats and takes its clients.
@@ -95,6 +119,7 @@ struct TopicStats {
   std::vector<TopicStats> node_stats;
   std::vector<ChannelStats> channels;
   bool paused = false;
+  LatencyAggregate e2e_processing_latency;
 
   // Go's TopicStats.Add: sums a's counters and its channels (by name) into this.
   void add(const TopicStats& a);

@@ -5,6 +5,7 @@ import {rate, rateText} from './rates.js'
 import {channelActions} from './actions.js'
 import {stat} from './pages_topics.js'
 import {graphLink} from './graphs.js'
+import {latencyTable} from './latency.js'
 
 function features(c) {
   const f = []
@@ -39,6 +40,7 @@ export const channelPage = {
         stat('Rate', rateText(r), 'channel-rate'),
         stat('Connections', num(c.client_count), 'channel-connections')),
       graphLink('channel', topic, channel),
+      latencyTable('channel-latency', c.e2e_processing_latency),
       h('h3', null, 'Nodes'),
       table('channel-nodes',
         ['NSQd Host', 'Depth', 'Memory', 'Disk', 'In-Flight', 'Deferred', 'Requeued', 'Timed Out',

@@ -4,6 +4,7 @@ import {get, enc} from './api.js'
 import {rate, rateText} from './rates.js'
 import {topicActions, tombstoneButton} from './actions.js'
 import {graphLink} from './graphs.js'
+import {latencyTable} from './latency.js'
 
 export const topicsPage = {
   nav: 'topics',
@@ -63,6 +64,7 @@ export const topicPage = {
         stat('Rate', rateText(r), 'topic-rate'),
         stat('Channels', num((t.channels || []).length), 'topic-channel-count')),
       graphLink('topic', topic, ''),
+      latencyTable('topic-latency', t.e2e_processing_latency),
       h('h3', null, 'Nodes'),
       table('topic-nodes', ['NSQd Host', 'Depth', 'Memory', 'Disk', 'Messages', 'Rate', '', ''],
         nodeRows(topic, t.nodes || [], ctx), 'no nsqd produces this topic'),
