@@ -267,6 +267,31 @@ async function main() {
     await page.waitForFunction(() => !document.body.innerText.includes('e2e_depth'))
     console.log('ok - deleting a topic through the UI removed it from nsqd and lookupd')
 
+    // Create a topic and channel through the lookup page's form.
+    await page.goto(`${base}/lookup`)
+    await page.locator('[data-testid=create-topic]').fill('e2e_created')
+    await page.locator('[data-testid=create-channel]').fill('ch1')
+    acceptNextConfirm(/create topic e2e_created and channel ch1/)
+    await page.getByRole('button', {name: 'Create', exact: true}).click()
+    await page.locator('[data-testid=inactive-table] tr', {hasText: 'ch1'}).waitFor()
+    const lookupdTopics = (await http(lookupd.http, 'GET', '/topics')).json().topics
+    assert.ok(lookupdTopics.includes('e2e_created'), 'lookupd knows the created topic')
+    const lookupdChannels = (await http(lookupd.http, 'GET', '/channels?topic=e2e_created')).json().channels
+    assert.deepEqual(lookupdChannels, ['ch1'])
+    console.log('ok - creating a topic/channel through the UI registered it in lookupd')
+
+    // Tombstone the only producer of e2e_work through the topic page.
+    await page.goto(`${base}/topics/e2e_work`)
+    acceptNextConfirm(/tombstone topic e2e_work on node 127\.0\.0\.1:/)
+    await page.locator(`[data-testid=topic-nodes] tr[data-node="${nodeName}"] button`, {hasText: 'Tombstone'}).click()
+    await eventually('e2e_work deleted on the tombstoned nsqd', async () =>
+      (await http(nsqd[0].http, 'GET', '/stats?format=json&topic=e2e_work')).json().topics === null)
+    await eventually('lookupd no longer lists a producer of e2e_work', async () => {
+      const r = await http(lookupd.http, 'GET', '/lookup?topic=e2e_work')
+      return r.status === 404 || r.json().producers.length === 0
+    })
+    console.log('ok - tombstoning a producer through the UI removed it')
+
     // An nsqd that cannot be reached is shown on the page, not a blank screen.
     const deadPort = await new Promise((resolve) => {
       const s = net.createServer().listen(0, '127.0.0.1', () => {
@@ -274,12 +299,13 @@ async function main() {
         s.close(() => resolve(p))
       })
     })
+    await http(nsqd[0].http, 'POST', '/pub?topic=e2e_live', 'still here')
     const partial = await startServer('nsqadmin (partial)', process.env.NSQADMIN_BIN, [
       '--http-address=127.0.0.1:0', `--nsqd-http-address=127.0.0.1:${nsqd[0].http}`,
       `--nsqd-http-address=127.0.0.1:${deadPort}`], ['HTTP'])
     await page.goto(`http://127.0.0.1:${partial.http}/topics`)
     await page.locator('[data-testid=page-warning]', {hasText: `127.0.0.1:${deadPort}`}).waitFor()
-    await page.locator('[data-testid=topics-table] a', {hasText: 'e2e_work'}).waitFor()
+    await page.locator('[data-testid=topics-table] a', {hasText: 'e2e_live'}).waitFor()
     await shot('unreachable-nsqd-warning')
     const down = await startServer('nsqadmin (down)', process.env.NSQADMIN_BIN, [
       '--http-address=127.0.0.1:0', `--nsqd-http-address=127.0.0.1:${deadPort}`], ['HTTP'])
