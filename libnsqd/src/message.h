@@ -83,11 +83,14 @@ struct QueuedMessage {
 };
 
 // The disk-queue record of a message: its wire form (26-byte header + body).
-inline std::string encode_record(const QueuedMessage& m) {
+inline std::string encode_record(const MessageHeader& header, std::string_view body) {
   std::string out;
-  out.reserve(kMessageHeaderSize + m.msg->body().size());
-  append_message(out, MessageHeader{m.msg->timestamp(), m.attempts, m.msg->id()}, m.msg->body());
+  out.reserve(kMessageHeaderSize + body.size());
+  append_message(out, header, body);
   return out;
+}
+inline std::string encode_record(const QueuedMessage& m) {
+  return encode_record(MessageHeader{m.msg->timestamp(), m.attempts, m.msg->id()}, m.msg->body());
 }
 
 }  // namespace nsq::nsqd

@@ -33,41 +33,49 @@ Topic::Topic(std::string name, std::int64_t node_id, QueueContext& ctx,
 std::error_code Topic::publish(std::span<const std::string_view> bodies,
                                std::chrono::milliseconds defer, DiskWrites& spill) {
   std::vector<MessageRef> messages;
-  messages.reserve(bodies.size());
   std::vector<std::shared_ptr<Channel>> targets;
   {
     std::lock_guard lock(mu_);
     if (exiting_) return make_error_code(diskqueue::errc::exiting);
+    message_count_ += bodies.size();
     std::int64_t now = unix_nanos();
-    for (std::string_view body : bodies) {
+    auto next_id = [&] {
       auto id = ids_.next(now);
       // Too many ids in one ~1 ms tick, or the clock stepped back: wait for
       // the next tick (NSQ sleeps and retries the same way).
       while (!id) id = ids_.next(now = unix_nanos());
-      messages.push_back(MessageRef::create(*id, now, body));
-      message_bytes_ += body.size();
-    }
-    message_count_ += bodies.size();
+      return *id;
+    };
 
     bool direct = can_fan_out_locked() && !draining_ && backlog_.empty() && !backend_has_data_ &&
                   backend_writes_ == 0;
     if (direct) {
+      messages.reserve(bodies.size());
+      for (std::string_view body : bodies) {
+        MessageId id = next_id();
+        messages.push_back(MessageRef::create(id, now, body));
+        message_bytes_ += body.size();
+      }
       targets.reserve(channels_.size());
       for (auto& [n, ch] : channels_) targets.push_back(ch);
     } else {
       std::size_t first_spill = spill.size();
       // --sync-publish: the backlog is the disk queue, fsynced before the OK.
       const bool durable = ctx_.options.sync_publish && backend_;
-      for (MessageRef& m : messages) {
+      for (std::string_view body : bodies) {
+        MessageId id = next_id();
+        message_bytes_ += body.size();
         if (!durable && static_cast<std::int64_t>(backlog_.size()) < ctx_.options.mem_queue_size) {
-          backlog_.push_back(Pending{std::move(m), defer});
+          backlog_.push_back(Pending{MessageRef::create(id, now, body), defer});
         } else if (backend_) {
-          // On disk a message loses its delay, as in NSQ.
+          // On disk a message loses its delay, as in NSQ. Encoded straight
+          // from the request: no shared message is built only to be dropped.
           if (spill.empty() || spill.back().queue != backend_ || spill.back().done) {
             spill.push_back(DiskWrite{backend_, {}, nullptr});
             if (durable) spill.back().durability = diskqueue::Durability::fsync;
+            spill.back().records.reserve(bodies.size());
           }
-          spill.back().records.push_back(encode_record(QueuedMessage{m, 0}));
+          spill.back().records.push_back(encode_record(MessageHeader{now, 0, id}, body));
         }
         // Ephemeral and full: dropped, as in NSQ.
       }
