@@ -74,13 +74,17 @@ class MessageRef {
 
 // A message as a channel holds it: the shared message plus this channel's
 // delivery count.
+// 16 bytes: a channel holds one per queued message, so millions of them
+// (the sequence number shares attempts' 8-byte word).
 struct QueuedMessage {
   MessageRef msg;
   std::uint16_t attempts = 0;
   // With --sync-publish: the read sequence number of the channel disk queue
   // record this message came from, committed once it is FIN'd; 0 = none.
-  std::uint64_t disk_seq = 0;
+  // 48 bits: records read since the queue was opened, 2^48 is never reached.
+  std::uint64_t disk_seq : 48 = 0;
 };
+static_assert(sizeof(QueuedMessage) == 16);
 
 // The disk-queue record of a message: its wire form (26-byte header + body).
 inline std::string encode_record(const MessageHeader& header, std::string_view body) {
