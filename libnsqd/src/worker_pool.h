@@ -1,6 +1,7 @@
 #pragma once
 
 #include <condition_variable>
+#include <cstddef>
 #include <deque>
 #include <functional>
 #include <mutex>
@@ -20,6 +21,10 @@ class WorkerPool {
   WorkerPool& operator=(const WorkerPool&) = delete;
 
   void submit(std::function<void()> job);
+
+  // How many jobs can run at once (a test waits for all earlier jobs by
+  // occupying every thread).
+  std::size_t thread_count() const noexcept { return threads_.size(); }
 
  private:
   void run();

@@ -237,14 +237,12 @@ nsq::nsqd::Options fuzz_options(const std::filesystem::path& dir, int mem_queue)
   return o;
 }
 
-// Broker's disk pool size without --sync-publish (broker.cc disk_threads).
-constexpr int kDiskThreads = 4;
-
 // Returns once every job queued on the pool so far has finished: one job
 // per thread, each holding its thread until all have started.
 void wait_idle(nsq::nsqd::WorkerPool& pool) {
-  auto all = std::make_shared<std::latch>(kDiskThreads + 1);
-  for (int i = 0; i < kDiskThreads; ++i) pool.submit([all] { all->arrive_and_wait(); });
+  const auto threads = static_cast<std::ptrdiff_t>(pool.thread_count());
+  auto all = std::make_shared<std::latch>(threads + 1);
+  for (std::ptrdiff_t i = 0; i < threads; ++i) pool.submit([all] { all->arrive_and_wait(); });
   all->arrive_and_wait();
 }
 
