@@ -7,9 +7,9 @@
 #include <string>
 #include <vector>
 
+#include "nsq/id_generator.h"
 #include "nsq/message.h"
 #include "nsq/mpub.h"
-#include "nsq/id_generator.h"
 #include "protocol/command_line.h"
 
 namespace {

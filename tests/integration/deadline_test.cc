@@ -20,9 +20,11 @@ constexpr ms kLateBound{1000};
 
 ::testing::AssertionResult on_time(Clock::duration waited, ms delay) {
   auto got = std::chrono::duration_cast<ms>(waited);
-  if (waited < delay) return ::testing::AssertionFailure() << "early: after " << got.count() << " ms";
+  if (waited < delay)
+    return ::testing::AssertionFailure() << "early: after " << got.count() << " ms";
   if (waited > delay + kLateBound) {
-    return ::testing::AssertionFailure() << "late: after " << got.count() << " ms of " << delay.count();
+    return ::testing::AssertionFailure()
+           << "late: after " << got.count() << " ms of " << delay.count();
   }
   return ::testing::AssertionSuccess();
 }
@@ -99,7 +101,8 @@ TEST_F(DeadlineTest, ManyChannelsDueTogether) {
   start();
   constexpr int kChannels = 50;
   std::vector<RawClient> consumers;
-  for (int i = 0; i < kChannels; ++i) consumers.push_back(consumer("many", "c" + std::to_string(i), 1));
+  for (int i = 0; i < kChannels; ++i)
+    consumers.push_back(consumer("many", "c" + std::to_string(i), 1));
   auto p = client();
   auto t0 = Clock::now();
   p.dpub("many", kDelay.count(), "x");
