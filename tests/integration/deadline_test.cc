@@ -73,8 +73,7 @@ TEST_F(DeadlineTest, MsgTimeout) {
   EXPECT_TRUE(on_time(Clock::now() - t0, kDelay));
   EXPECT_EQ(m2->id, m->id);
   EXPECT_EQ(m2->attempts, 2);
-  c.fin(m2->id);
-  EXPECT_TRUE(barrier(c));
+  // (No FIN: on a slow machine it could arrive after the next 200 ms timeout.)
 }
 
 // A short deadline behind a long one already armed on the channel (a
