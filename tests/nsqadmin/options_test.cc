@@ -25,11 +25,11 @@ TEST(NsqadminOptions, GoDefaults) {
   EXPECT_EQ(o.base_path, "/");
   EXPECT_EQ(o.acl_http_header, "X-Forwarded-User");
   EXPECT_EQ(o.log_prefix, "[nsqadmin] ");
-  EXPECT_EQ(o.statsd_prefix, "stats.counters");
+  EXPECT_EQ(o.statsd_prefix, "nsq.%s");
   EXPECT_EQ(o.statsd_counter_format, "stats.counters.%s.count");
   EXPECT_EQ(o.statsd_gauge_format, "stats.gauges.%s");
   EXPECT_EQ(o.statsd_interval, std::chrono::seconds(60));
-  EXPECT_EQ(o.http_client_connect_timeout, std::chrono::seconds(3));
+  EXPECT_EQ(o.http_client_connect_timeout, std::chrono::seconds(2));
   EXPECT_EQ(o.http_client_request_timeout, std::chrono::seconds(5));
   EXPECT_TRUE(o.admin_users.empty());
   EXPECT_TRUE(o.graphite_url.empty());

@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "cluster_json.h"
+#include "graphite.h"
 #include "notifier.h"
 #include "nsq/names.h"
 #include "static_assets.h"
@@ -84,6 +85,30 @@ tl::expected<std::map<std::string, std::string>, std::string> decode_body(const 
   return out;
 }
 
+// The graphite part of a topic, channel or node answer (only with
+// --graphite-url): the target /api/graphite reads the rate of, and the charts.
+void write_graphite(JsonOut& out, const std::string& rate_target,
+                    const std::vector<graphite::Chart>& charts) {
+  out.key("graphite");
+  out.begin_object();
+  out.key("rate_target");
+  out.string(rate_target);
+  out.key("charts");
+  out.begin_array();
+  for (const auto& c : charts) {
+    out.begin_object();
+    out.key("metric");
+    out.string(c.metric);
+    out.key("title");
+    out.string(c.title);
+    out.key("url");
+    out.string(c.url);
+    out.end_object();
+  }
+  out.end_array();
+  out.end_object();
+}
+
 std::string field(const std::map<std::string, std::string>& m, const char* key) {
   auto it = m.find(key);
   return it == m.end() ? std::string() : it->second;
@@ -100,6 +125,76 @@ class Api::Handlers {
   const ClusterInfo& ci() const { return *api_.cluster_; }
   const Addresses& lookupds() const { return opts().lookupd_http_addresses; }
   const Addresses& nsqds() const { return opts().nsqd_http_addresses; }
+
+  bool graph_enabled() const { return !opts().graphite_url.empty(); }
+
+  UpstreamTimeouts timeouts() const {
+    using std::chrono::duration_cast;
+    using std::chrono::milliseconds;
+    return {duration_cast<milliseconds>(opts().http_client_connect_timeout),
+            duration_cast<milliseconds>(opts().http_client_request_timeout)};
+  }
+
+  // Go's graphiteHandler: the message rate of `target` over the last complete
+  // statsd interval, from graphite's render API.
+  http::Response graphite_rate() {
+    if (req_.bad_query) return error(400, "INVALID_REQUEST");
+    if (req_.query_value("metric") != std::optional<std::string>("rate")) {
+      return error(400, "INVALID_ARG_METRIC");
+    }
+    auto target = req_.query_value("target");
+    if (!target) return error(400, "INVALID_ARG_TARGET");
+    if (!graph_enabled()) {
+      // Go would ask "" + "/render?..." and fail: no request leaves here.
+      if (api_.log_) api_.log_->error("graphite request failed - no --graphite-url");
+      return error(500, "INTERNAL_ERROR");
+    }
+    std::string base = opts().graphite_url;
+    while (!base.empty() && base.back() == '/') base.pop_back();
+    const std::string url = base + graphite::rate_query(opts(), *target);
+    if (api_.log_) api_.log_->info("GRAPHITE: {}", url);
+    auto body = get_v1(url, timeouts());
+    if (!body) {
+      if (api_.log_) api_.log_->error("graphite request failed - {}", body.error());
+      return error(500, "INTERNAL_ERROR");
+    }
+    auto rate = graphite::rate_from_render(*body, opts());
+    if (!rate) {
+      if (api_.log_) api_.log_->error("graphite request failed - {}", rate.error());
+      return error(500, "INTERNAL_ERROR");
+    }
+    JsonOut out;
+    out.begin_object();
+    out.key("rate");
+    out.string(*rate);
+    out.end_object();
+    return json_response(200, out.take());
+  }
+
+  // --proxy-graphite: <base>/render is passed to graphite as is, and its
+  // answer (a chart image, JSON, an error) back to the browser.
+  http::Response graphite_proxy() {
+    std::string base = opts().graphite_url;
+    while (!base.empty() && base.back() == '/') base.pop_back();
+    std::string url = base + "/render";
+    if (!req_.raw_query.empty()) url += "?" + req_.raw_query;
+    auto resp = get_raw(url, timeouts());
+    if (!resp) {
+      // Go's ReverseProxy answers a failed upstream with a bare 502.
+      if (api_.log_) api_.log_->error("graphite proxy: {}", resp.error());
+      http::Response r;
+      r.status = 502;
+      return r;
+    }
+    http::Response r;
+    r.status = resp->status;
+    r.content_type.clear();
+    for (const auto& [name, value] : resp->headers) {
+      if (name == "content-type") r.content_type = value;
+    }
+    r.body = std::move(resp->body);
+    return r;
+  }
 
   bool is_admin() const {
     if (opts().admin_users.empty()) return true;
@@ -169,6 +264,10 @@ class Api::Handlers {
     JsonOut out;
     out.begin_object();
     out.topic_fields(all);
+    if (graph_enabled()) {
+      write_graphite(out, graphite::target(opts(), "*", name, "", "message_count"),
+                     graphite::topic_charts(opts(), name));
+    }
     out.key("message");
     out.string(message());
     out.end_object();
@@ -191,6 +290,10 @@ class Api::Handlers {
       none.topic_name = topic;
       none.channel_name = name;
       out.channel_fields(none);
+    }
+    if (graph_enabled()) {
+      write_graphite(out, graphite::target(opts(), "*", topic, name, "message_count"),
+                     graphite::channel_charts(opts(), topic, name));
     }
     out.key("message");
     out.string(message());
@@ -245,6 +348,10 @@ class Api::Handlers {
     out.integer(total_messages);
     out.key("total_clients");
     out.integer(total_clients);
+    if (graph_enabled()) {
+      write_graphite(out, graphite::node_target(opts(), name, "message_count"),
+                     graphite::node_charts(opts(), name));
+    }
     out.key("message");
     out.string(message());
     out.end_object();
@@ -380,6 +487,8 @@ class Api::Handlers {
     cfg.boolean(!opts().graphite_url.empty());
     cfg.key("graphite_url");
     cfg.string(opts().graphite_url);
+    cfg.key("proxy_graphite");
+    cfg.boolean(opts().proxy_graphite);
     cfg.key("statsd_interval");
     cfg.integer(std::chrono::duration_cast<std::chrono::seconds>(opts().statsd_interval).count());
     cfg.key("statsd_counter_format");
@@ -460,6 +569,10 @@ http::Response Api::handle(const http::Request& req) const {
     if (method != "GET" && method != "HEAD") return not_allowed();
     return h.asset(parts[1]);
   }
+  if (parts[0] == "render" && n == 1 && options_->proxy_graphite) {
+    if (method != "GET") return not_allowed();
+    return h.graphite_proxy();
+  }
   if (parts[0] != "api" || n < 2) return error(404, "NOT_FOUND");
 
   const std::string& what = parts[1];
@@ -493,6 +606,9 @@ http::Response Api::handle(const http::Request& req) const {
     }
   } else if (what == "counter" && n == 2) {
     if (method == "GET") return h.counter();
+    return not_allowed();
+  } else if (what == "graphite" && n == 2) {
+    if (method == "GET") return h.graphite_rate();
     return not_allowed();
   }
   return error(404, "NOT_FOUND");

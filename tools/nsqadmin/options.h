@@ -23,10 +23,15 @@ struct Options {
   // to "/x" form by normalize_base_path(), "/" when empty.
   std::string base_path = "/";
 
-  // Optional: when set, the UI links each topic/channel to its graphite graphs.
+  // Optional: when set, the topic, channel and node pages show graphite
+  // charts of nsqd's statsd series, and /api/graphite reads rates from it.
   std::string graphite_url;
-  bool proxy_graphite = false;  // accepted for compatibility; the proxy is not implemented
-  std::string statsd_prefix = "stats.counters";
+  // Chart images through nsqadmin's <base-path>/render (for browsers that
+  // cannot reach graphite) instead of straight from --graphite-url.
+  bool proxy_graphite = false;
+  // These must match nsqd's --statsd-prefix and --statsd-interval and the
+  // statsd server's key formats: they name the series in graphite.
+  std::string statsd_prefix = "nsq.%s";
   std::string statsd_counter_format = "stats.counters.%s.count";
   std::string statsd_gauge_format = "stats.gauges.%s";
   std::chrono::nanoseconds statsd_interval = std::chrono::seconds(60);
@@ -36,7 +41,7 @@ struct Options {
   std::vector<std::string> lookupd_http_addresses;
   std::vector<std::string> nsqd_http_addresses;
 
-  std::chrono::nanoseconds http_client_connect_timeout = std::chrono::seconds(3);
+  std::chrono::nanoseconds http_client_connect_timeout = std::chrono::seconds(2);
   std::chrono::nanoseconds http_client_request_timeout = std::chrono::seconds(5);
 
   // Fully qualified http:// URL receiving a JSON POST per admin action.

@@ -45,6 +45,11 @@ tl::expected<std::string, std::string> v1(const std::string& method, const std::
 
 }  // namespace
 
+tl::expected<http::ClientResponse, std::string> get_raw(const std::string& url,
+                                                        const UpstreamTimeouts& timeouts) {
+  return send("GET", url, "", {}, timeouts);
+}
+
 tl::expected<std::string, std::string> get_v1(const std::string& url,
                                               const UpstreamTimeouts& timeouts) {
   return v1("GET", url, timeouts);

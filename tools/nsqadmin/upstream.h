@@ -4,6 +4,8 @@
 #include <string>
 #include <tl/expected.hpp>
 
+#include "nsq/http/client.h"
+
 // nsqadmin's requests to nsqlookupd and nsqd, as Go's http_api client makes
 // them (GETV1 / POSTV1): one blocking request with connect and total
 // timeouts. Safe to call from many threads at once (no shared state).
@@ -29,5 +31,10 @@ tl::expected<std::string, std::string> post_v1(const std::string& url,
 // POST a JSON body to any http:// URL (notifications): the status, or the error.
 tl::expected<int, std::string> post_json(const std::string& url, const std::string& body,
                                          const UpstreamTimeouts& timeouts);
+
+// GET any http:// URL and hand back the answer as it came, whatever its
+// status (the graphite proxy passes graphite's answer on). Errors as get_v1.
+tl::expected<http::ClientResponse, std::string> get_raw(const std::string& url,
+                                                        const UpstreamTimeouts& timeouts);
 
 }  // namespace nsq::admin

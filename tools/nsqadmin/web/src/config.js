@@ -16,6 +16,7 @@ function read() {
     graphiteUrl: c.graphite_url || '',
     statsdPrefix: c.statsd_prefix || '',
     statsdCounterFormat: c.statsd_counter_format || '',
+    proxyGraphite: !!c.proxy_graphite,
     statsdInterval: c.statsd_interval || 60,
     lookupd: c.nsqlookupd || [],
     nsqd: c.nsqd || [],

@@ -1,16 +1,21 @@
-// With --graphite-url, links to the statsd series nsqd sends for a topic or
-// channel (a rendered graph in graphite); nothing otherwise.
+// With --graphite-url, nsqadmin's topic, channel and node answers carry a
+// "graphite" part: chart image URLs of graphite's render API (or of
+// nsqadmin's /render proxy) and the target of the message rate, read here
+// through /api/graphite. Without it: nothing, and no request to graphite.
 import {h} from './dom.js'
-import {config} from './config.js'
+import {get, enc} from './api.js'
 
-export function graphLink(kind, topic, channel) {
-  if (!config.graphEnabled) return null
-  const key = kind === 'topic'
-    ? `nsq.*.topic.${topic}.message_count`
-    : `nsq.*.topic.${topic}.channel.${channel}.message_count`
-  let series = key
-  if (config.statsdCounterFormat) series = config.statsdCounterFormat.replace('%s', key)
-  const target = `sumSeries(${series})`
-  const href = `${config.graphiteUrl.replace(/\/$/, '')}/render?target=${encodeURIComponent(target)}&from=-2h`
-  return h('p', {class: 'graph'}, h('a', {href, target: '_blank', rel: 'noopener'}, 'Graphite: message rate'))
+export function graphiteSection(testid, g) {
+  if (!g) return null
+  const rate = h('span', {class: 'value', 'data-testid': `${testid}-rate`}, '…')
+  get(`/api/graphite?metric=rate&target=${enc(g.rate_target)}`)
+    .then((d) => { rate.textContent = `${d.rate}/s` })
+    .catch((err) => { rate.textContent = 'N/A'; rate.title = err.message })
+  return h('section', {class: 'graphite', 'data-testid': testid},
+    h('h3', null, 'Graphite'),
+    h('p', null, 'Messages/s over the last statsd interval: ', rate),
+    h('div', {class: 'charts'}, (g.charts || []).map((c) =>
+      h('figure', {class: 'chart', 'data-metric': c.metric},
+        h('img', {src: c.url, alt: c.title, loading: 'lazy'}),
+        h('figcaption', null, c.title)))))
 }

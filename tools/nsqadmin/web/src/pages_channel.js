@@ -4,7 +4,7 @@ import {get, enc} from './api.js'
 import {rate, rateText} from './rates.js'
 import {channelActions} from './actions.js'
 import {stat} from './pages_topics.js'
-import {graphLink} from './graphs.js'
+import {graphiteSection} from './graphs.js'
 import {latencyTable} from './latency.js'
 
 function features(c) {
@@ -39,7 +39,7 @@ export const channelPage = {
         stat('Messages', num(c.message_count), 'channel-messages'),
         stat('Rate', rateText(r), 'channel-rate'),
         stat('Connections', num(c.client_count), 'channel-connections')),
-      graphLink('channel', topic, channel),
+      graphiteSection('channel-graphite', c.graphite),
       latencyTable('channel-latency', c.e2e_processing_latency),
       h('h3', null, 'Nodes'),
       table('channel-nodes',

@@ -4,6 +4,7 @@ import {get, enc} from './api.js'
 import {config} from './config.js'
 import {stat} from './pages_topics.js'
 import {tombstoneButton} from './actions.js'
+import {graphiteSection} from './graphs.js'
 
 export const nodesPage = {
   nav: 'nodes',
@@ -45,6 +46,7 @@ export const nodePage = {
         stat('Channels', num(channels), 'node-channels'),
         stat('Messages', num(d.total_messages), 'node-messages'),
         stat('Clients', num(d.total_clients), 'node-clients')),
+      graphiteSection('node-graphite', d.graphite),
       table('node-table',
         ['Topic / Channel', 'Depth', 'Memory + Disk', 'In-Flight', 'Deferred', 'Requeued',
           'Timed Out', 'Messages', 'Connections', ''],

@@ -3,7 +3,7 @@ import {h, num, table} from './dom.js'
 import {get, enc} from './api.js'
 import {rate, rateText} from './rates.js'
 import {topicActions, tombstoneButton} from './actions.js'
-import {graphLink} from './graphs.js'
+import {graphiteSection} from './graphs.js'
 import {latencyTable} from './latency.js'
 
 export const topicsPage = {
@@ -63,7 +63,7 @@ export const topicPage = {
         stat('Messages', num(t.message_count), 'topic-messages'),
         stat('Rate', rateText(r), 'topic-rate'),
         stat('Channels', num((t.channels || []).length), 'topic-channel-count')),
-      graphLink('topic', topic, ''),
+      graphiteSection('topic-graphite', t.graphite),
       latencyTable('topic-latency', t.e2e_processing_latency),
       h('h3', null, 'Nodes'),
       table('topic-nodes', ['NSQd Host', 'Depth', 'Memory', 'Disk', 'Messages', 'Rate', '', ''],
