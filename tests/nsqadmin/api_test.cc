@@ -80,10 +80,12 @@ http::Request request(const std::string& method, const std::string& path,
 // One in-process nsqadmin API over some options.
 struct Admin {
   explicit Admin(Options o)
-      : options(std::move(o)),
+      : options(normalized(std::move(o))),
         cluster(UpstreamTimeouts{1000ms, 3000ms}, nullptr),
-        api(&options, &cluster, nullptr, nullptr) {
-    options.base_path = normalize_base_path(options.base_path);
+        api(&options, &cluster, nullptr, nullptr) {}
+  static Options normalized(Options o) {
+    o.base_path = normalize_base_path(o.base_path);
+    return o;
   }
   http::Response call(const std::string& method, const std::string& path,
                       const std::string& body = "", const std::string& query = "") const {

@@ -9,9 +9,13 @@
 #include <optional>
 #include <vector>
 
+#include "cidr.h"
 #include "cluster_json.h"
+#include "config_values.h"
 #include "graphite.h"
 #include "notifier.h"
+#include "nsq/config/option_table.h"
+#include "nsq/go_logger.h"
 #include "nsq/names.h"
 #include "static_assets.h"
 
@@ -119,9 +123,10 @@ std::string field(const std::map<std::string, std::string>& m, const char* key) 
 // The route handlers of one request: small, each like its Go namesake.
 class Api::Handlers {
  public:
-  Handlers(const Api& api, const http::Request& req) : api_(api), req_(req) {}
+  Handlers(const Api& api, const http::Request& req)
+      : api_(api), req_(req), opts_(api.options()) {}
 
-  const Options& opts() const { return *api_.options_; }
+  const Options& opts() const { return *opts_; }
   const ClusterInfo& ci() const { return *api_.cluster_; }
   const Addresses& lookupds() const { return opts().lookupd_http_addresses; }
   const Addresses& nsqds() const { return opts().nsqd_http_addresses; }
@@ -193,6 +198,51 @@ class Api::Handlers {
       if (name == "content-type") r.content_type = value;
     }
     r.body = std::move(resp->body);
+    return r;
+  }
+
+  // Go's doConfig: read an option, or change nsqlookupd_http_addresses or
+  // log_level, from --allow-config-from-cidr only.
+  http::Response config(const std::string& opt) {
+    const std::string& allowed = opts().allow_config_from_cidr;
+    if (!allowed.empty()) {
+      const auto host = remote_host(req_.remote_address);
+      if (host.empty()) {
+        if (api_.log_) api_.log_->error("failed to parse RemoteAddr {}", req_.remote_address);
+        return error(400, "INVALID_REMOTE_ADDR");
+      }
+      auto net = parse_cidr(allowed);
+      if (!net) {
+        // Go ignores the parse error and its nil network panics: a 500.
+        if (api_.log_) api_.log_->error("invalid --allow-config-from-cidr {}", allowed);
+        return error(500, "INTERNAL_ERROR");
+      }
+      if (!contains(*net, host)) return error(403, "FORBIDDEN");
+    }
+    if (req_.method == "PUT") {
+      if (req_.body_too_big || req_.body.empty()) return error(413, "INVALID_VALUE");
+      auto next = std::make_shared<Options>(opts());
+      if (opt == "nsqlookupd_http_addresses") {
+        auto list = parse_string_list(req_.body);
+        if (!list) return error(400, "INVALID_VALUE");
+        next->lookupd_http_addresses = std::move(*list);
+      } else if (opt == "log_level") {
+        auto rank = config::parse_log_level_rank(req_.body);
+        if (!rank) return error(400, "INVALID_VALUE");
+        next->log_level = static_cast<GoLogLevel>(*rank);
+        if (api_.log_) set_go_log_level(*api_.log_, next->log_level);
+      } else {
+        return error(400, "INVALID_OPTION");
+      }
+      opts_ = next;
+      api_.swap_options(std::move(next));
+    }
+    auto value = config_value(opts(), opt);
+    if (!value) return error(400, "INVALID_OPTION");
+    if (value->json) return json_response(200, std::move(value->body));
+    http::Response r;
+    r.body = std::move(value->body);
+    r.headers.emplace_back("X-NSQ-Content-Type", "nsq; version=1.0");
     return r;
   }
 
@@ -526,12 +576,26 @@ class Api::Handlers {
  private:
   const Api& api_;
   const http::Request& req_;
+  std::shared_ptr<const Options> opts_;  // this request's view, even if /config changes them
   std::vector<std::string> messages_;
 };
 
 Api::Api(const Options* options, const ClusterInfo* cluster, Notifier* notifier,
          std::shared_ptr<spdlog::logger> log)
-    : options_(options), cluster_(cluster), notifier_(notifier), log_(std::move(log)) {}
+    : options_(std::make_shared<const Options>(*options)),
+      cluster_(cluster),
+      notifier_(notifier),
+      log_(std::move(log)) {}
+
+std::shared_ptr<const Options> Api::options() const {
+  std::lock_guard lock(mu_);
+  return options_;
+}
+
+void Api::swap_options(std::shared_ptr<const Options> next) const {
+  std::lock_guard lock(mu_);
+  options_ = std::move(next);
+}
 
 http::Response Api::handle(const http::Request& req) const {
   Handlers h(*this, req);
@@ -547,7 +611,7 @@ http::Response Api::handle(const http::Request& req) const {
 
   // Every other route lives under the base path.
   std::string_view path = req.path;
-  const std::string& base = options_->base_path;
+  const std::string& base = h.opts().base_path;
   if (base != "/") {
     if (path.substr(0, base.size()) != base ||
         (path.size() > base.size() && path[base.size()] != '/')) {
@@ -569,7 +633,11 @@ http::Response Api::handle(const http::Request& req) const {
     if (method != "GET" && method != "HEAD") return not_allowed();
     return h.asset(parts[1]);
   }
-  if (parts[0] == "render" && n == 1 && options_->proxy_graphite) {
+  if (parts[0] == "config" && n == 2) {
+    if (method != "GET" && method != "PUT") return not_allowed();
+    return h.config(parts[1]);
+  }
+  if (parts[0] == "render" && n == 1 && h.opts().proxy_graphite) {
     if (method != "GET") return not_allowed();
     return h.graphite_proxy();
   }

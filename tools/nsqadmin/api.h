@@ -1,6 +1,7 @@
 #pragma once
 
 #include <memory>
+#include <mutex>
 #include <string>
 
 #include "cluster_info.h"
@@ -24,16 +25,24 @@ class Notifier;
 // while it asks the cluster (call it off the server's I/O threads).
 class Api {
  public:
-  // options: normalized base path; all pointers must outlive this object;
-  // notifier may be null (no --notification-http-endpoint).
+  // options: normalized base path, copied (PUT /config/:opt changes the
+  // copy); the other pointers must outlive this object; notifier may be null
+  // (no --notification-http-endpoint).
   Api(const Options* options, const ClusterInfo* cluster, Notifier* notifier,
       std::shared_ptr<spdlog::logger> log);
 
   http::Response handle(const http::Request& request) const;
 
+  // The options now in force (a request keeps the ones it started with).
+  std::shared_ptr<const Options> options() const;
+
  private:
   class Handlers;
-  const Options* options_;
+  void swap_options(std::shared_ptr<const Options> next) const;
+
+  // Replaced whole by PUT /config/:opt, as Go swaps its atomic Options pointer.
+  mutable std::mutex mu_;
+  mutable std::shared_ptr<const Options> options_;  // guarded by mu_
   const ClusterInfo* cluster_;
   Notifier* notifier_;
   std::shared_ptr<spdlog::logger> log_;

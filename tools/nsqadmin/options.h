@@ -44,6 +44,10 @@ struct Options {
   std::chrono::nanoseconds http_client_connect_timeout = std::chrono::seconds(2);
   std::chrono::nanoseconds http_client_request_timeout = std::chrono::seconds(5);
 
+  // GET/PUT <base-path>/config/:opt answer only requests from this network
+  // (others get 403 FORBIDDEN); empty = from anywhere.
+  std::string allow_config_from_cidr = "127.0.0.1/8";
+
   // Fully qualified http:// URL receiving a JSON POST per admin action.
   std::string notification_http_endpoint;
 
