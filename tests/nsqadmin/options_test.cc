@@ -2,6 +2,11 @@
 #include "options.h"
 
 #include <gtest/gtest.h>
+#include <openssl/evp.h>
+#include <openssl/pem.h>
+#include <openssl/x509.h>
+
+#include <cstdio>
 
 #include <fstream>
 #include <string>
@@ -121,6 +126,66 @@ TEST(NsqadminOptions, BasePathNormalized) {
   EXPECT_EQ(normalize_base_path("admin"), "/admin");
   EXPECT_EQ(normalize_base_path("/admin/"), "/admin");
   EXPECT_EQ(normalize_base_path("//a//b/"), "/a/b");
+}
+
+// A self-signed P-256 certificate and its key, as PEM files in dir.
+void write_self_signed(const std::string& cert_path, const std::string& key_path) {
+  EVP_PKEY* key = EVP_EC_gen("P-256");
+  ASSERT_NE(key, nullptr);
+  X509* cert = X509_new();
+  ASN1_INTEGER_set(X509_get_serialNumber(cert), 1);
+  X509_gmtime_adj(X509_getm_notBefore(cert), 0);
+  X509_gmtime_adj(X509_getm_notAfter(cert), 3600);
+  X509_set_pubkey(cert, key);
+  X509_NAME* name = X509_get_subject_name(cert);
+  X509_NAME_add_entry_by_txt(name, "CN", MBSTRING_ASC,
+                             reinterpret_cast<const unsigned char*>("nsqadmin-test"), -1, -1, 0);
+  X509_set_issuer_name(cert, name);
+  ASSERT_GT(X509_sign(cert, key, EVP_sha256()), 0);
+  FILE* c = std::fopen(cert_path.c_str(), "w");
+  PEM_write_X509(c, cert);
+  std::fclose(c);
+  FILE* k = std::fopen(key_path.c_str(), "w");
+  PEM_write_PrivateKey(k, key, nullptr, nullptr, 0, nullptr, nullptr);
+  std::fclose(k);
+  X509_free(cert);
+  EVP_PKEY_free(key);
+}
+
+TEST(NsqadminOptions, HttpClientTlsFilesCheckedAsGoDoes) {
+  testutil::TempDir tmp;
+  const std::string dir_path = tmp.path().string();
+  const std::string cert = dir_path + "/client.pem";
+  const std::string key = dir_path + "/client.key";
+  write_self_signed(cert, key);
+  Options o;
+  ASSERT_TRUE(parse(&o, {"--nsqd-http-address=127.0.0.1:4151", "--http-client-tls-cert=" + cert,
+                         "--http-client-tls-key=" + key, "--http-client-tls-root-ca-file=" + cert,
+                         "--http-client-tls-insecure-skip-verify"}));
+  EXPECT_TRUE(o.http_client_tls_insecure_skip_verify);
+  EXPECT_EQ(validation_error(o), std::nullopt);
+
+  Options missing = o;
+  missing.http_client_tls_key = dir_path + "/nope.key";
+  auto e = validation_error(missing);
+  ASSERT_TRUE(e);
+  EXPECT_EQ(e->rfind("failed to LoadX509KeyPair " + cert + ", " + dir_path + "/nope.key - ", 0),
+            0u) << *e;
+
+  Options no_ca = o;
+  no_ca.http_client_tls_root_ca_file = dir_path + "/nope.pem";
+  EXPECT_EQ(validation_error(no_ca), "failed to read TLS root CA file " + dir_path +
+                                         "/nope.pem - open " + dir_path +
+                                         "/nope.pem: No such file or directory");
+  Options bad_ca = o;
+  bad_ca.http_client_tls_root_ca_file = key;  // a key, no certificate in it
+  EXPECT_EQ(validation_error(bad_ca), "failed to AppendCertsFromPEM " + key);
+
+  // Go only loads the pair when both are given.
+  Options cert_only = o;
+  cert_only.http_client_tls_key.clear();
+  cert_only.http_client_tls_cert = dir_path + "/nope.pem";
+  EXPECT_EQ(validation_error(cert_only), std::nullopt);
 }
 
 }  // namespace

@@ -1,7 +1,17 @@
 #include "options.h"
 
+#include <openssl/bio.h>
+#include <openssl/err.h>
+#include <openssl/pem.h>
+#include <openssl/ssl.h>
+#include <openssl/x509.h>
+
 #include <algorithm>
 #include <cctype>
+#include <cerrno>
+#include <cstring>
+#include <fstream>
+#include <iterator>
 
 #include "nsq/config/config_file.h"
 #include "nsq/config/option_table.h"
@@ -44,6 +54,15 @@ const std::vector<Field>& fields() {
              &Options::http_client_connect_timeout),
       option("http-client-request-timeout", "timeout for HTTP request",
              &Options::http_client_request_timeout),
+      option("http-client-tls-insecure-skip-verify",
+             "configure the HTTP client to skip verification of TLS certificates",
+             &Options::http_client_tls_insecure_skip_verify),
+      option("http-client-tls-root-ca-file", "path to CA file for the HTTP client",
+             &Options::http_client_tls_root_ca_file),
+      option("http-client-tls-cert", "path to certificate file for the HTTP client",
+             &Options::http_client_tls_cert),
+      option("http-client-tls-key", "path to key file for the HTTP client",
+             &Options::http_client_tls_key),
       option("allow-config-from-cidr",
              "A CIDR from which to allow HTTP requests to the /config endpoint",
              &Options::allow_config_from_cidr),
@@ -62,11 +81,56 @@ const std::vector<Field>& fields() {
   return table;
 }
 
+std::string openssl_error() {
+  const unsigned long e = ERR_get_error();
+  ERR_clear_error();
+  if (e == 0) return "unknown error";
+  char buf[256];
+  ERR_error_string_n(e, buf, sizeof(buf));
+  return buf;
+}
+
 bool has_port(const std::string& address) {
   auto colon = address.rfind(':');
   if (colon == std::string::npos || colon + 1 == address.size()) return false;
   return std::all_of(address.begin() + static_cast<long>(colon) + 1, address.end(),
                      [](unsigned char c) { return std::isdigit(c) != 0; });
+}
+
+// Go loads the client certificate pair and the CA file in New(), failing
+// with these texts; the checks are the same here (OpenSSL reads PEM as Go does).
+std::optional<std::string> tls_files_error(const Options& o) {
+  if (!o.http_client_tls_cert.empty() && !o.http_client_tls_key.empty()) {
+    SSL_CTX* ctx = SSL_CTX_new(TLS_client_method());
+    const bool ok =
+        ctx != nullptr &&
+        SSL_CTX_use_certificate_chain_file(ctx, o.http_client_tls_cert.c_str()) == 1 &&
+        SSL_CTX_use_PrivateKey_file(ctx, o.http_client_tls_key.c_str(), SSL_FILETYPE_PEM) == 1 &&
+        SSL_CTX_check_private_key(ctx) == 1;
+    const std::string reason = openssl_error();
+    SSL_CTX_free(ctx);
+    if (!ok) {
+      return "failed to LoadX509KeyPair " + o.http_client_tls_cert + ", " +
+             o.http_client_tls_key + " - " + reason;
+    }
+  }
+  if (!o.http_client_tls_root_ca_file.empty()) {
+    std::ifstream in(o.http_client_tls_root_ca_file, std::ios::binary);
+    if (!in) {
+      return "failed to read TLS root CA file " + o.http_client_tls_root_ca_file + " - open " +
+             o.http_client_tls_root_ca_file + ": " + std::strerror(errno);
+    }
+    const std::string pem((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+    // Go's AppendCertsFromPEM: true when at least one certificate parsed.
+    BIO* bio = BIO_new_mem_buf(pem.data(), static_cast<int>(pem.size()));
+    X509* cert = bio ? PEM_read_bio_X509(bio, nullptr, nullptr, nullptr) : nullptr;
+    const bool any = cert != nullptr;
+    X509_free(cert);
+    BIO_free(bio);
+    ERR_clear_error();
+    if (!any) return "failed to AppendCertsFromPEM " + o.http_client_tls_root_ca_file;
+  }
+  return std::nullopt;
 }
 
 }  // namespace
@@ -120,6 +184,7 @@ std::optional<std::string> validation_error(const Options& o) {
   if (o.http_client_request_timeout.count() <= 0) {
     return "--http-client-request-timeout should be positive";
   }
+  if (auto tls = tls_files_error(o)) return tls;
   return std::nullopt;
 }
 

@@ -48,6 +48,15 @@ struct Options {
   // (others get 403 FORBIDDEN); empty = from anywhere.
   std::string allow_config_from_cidr = "127.0.0.1/8";
 
+  // Go's TLS settings of its HTTP client, used there only for https:// URLs
+  // (nsqadmin asks lookupd and nsqd over http://). Checked at startup as Go
+  // checks them; our upstream client speaks plain HTTP, so an https://
+  // --graphite-url still fails per request (see README).
+  bool http_client_tls_insecure_skip_verify = false;
+  std::string http_client_tls_root_ca_file;
+  std::string http_client_tls_cert;
+  std::string http_client_tls_key;
+
   // Fully qualified http:// URL receiving a JSON POST per admin action.
   std::string notification_http_endpoint;
 
