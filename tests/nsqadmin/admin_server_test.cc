@@ -7,6 +7,7 @@
 
 #include <chrono>
 #include <condition_variable>
+#include <fstream>
 #include <mutex>
 #include <string>
 #include <vector>
@@ -146,6 +147,53 @@ TEST_F(NsqadminServerTest, ActionsAreNotified) {
   b.Parse(receiver.bodies[1].c_str());
   EXPECT_EQ(std::string(b["action"].GetString()), "create_channel");
   EXPECT_EQ(std::string(b["channel"].GetString()), "c1");
+  server.stop();
+}
+
+void write_file(const std::string& path, const std::string& text) {
+  std::ofstream out(path, std::ios::binary | std::ios::trunc);
+  out << text;
+}
+
+TEST_F(NsqadminServerTest, DevStaticDirServesFilesFromDisk) {
+  testutil::TempDir web;
+  const std::string dir = web.path().string();
+  write_file(dir + "/app.js", "console.log('dev build 1')");
+  write_file(dir + "/index.html",
+             "<html><!-- dev page --><base href=\"{{BASE_PATH}}\">"
+             "<script type=\"application/json\">{{NSQADMIN_CONFIG}}</script></html>");
+  Options o;
+  o.http_address = "127.0.0.1:0";
+  o.nsqd_http_addresses = {nsqd()};
+  o.dev_static_dir = dir;
+  AdminServer server(o, make_go_logger("nsqadmin-test4", "[nsqadmin] ", GoLogLevel::warn));
+  ASSERT_EQ(server.start(), "");
+  testutil::HttpClient client(server.port());
+
+  auto js = client.request("GET", "/static/app.js");
+  ASSERT_TRUE(js);
+  EXPECT_EQ(js->status, 200);
+  EXPECT_EQ(js->body, "console.log('dev build 1')");
+  EXPECT_EQ(js->header("content-type"), "application/javascript; charset=utf-8");
+  // Read at each request: a rebuilt bundle shows without a restart.
+  write_file(dir + "/app.js", "console.log('dev build 2')");
+  js = client.request("GET", "/static/app.js");
+  ASSERT_TRUE(js);
+  EXPECT_EQ(js->body, "console.log('dev build 2')");
+
+  auto page = client.request("GET", "/nodes");
+  ASSERT_TRUE(page);
+  EXPECT_EQ(page->status, 200);
+  EXPECT_NE(page->body.find("<!-- dev page --><base href=\"/\">"), std::string::npos) << page->body;
+  EXPECT_NE(page->body.find("\"graph_enabled\":false"), std::string::npos);
+
+  for (const char* missing : {"/static/nope.js", "/static/..", "/static/%2E%2E"}) {
+    auto r = client.request("GET", missing);
+    ASSERT_TRUE(r);
+    EXPECT_EQ(r->status, 404) << missing;
+  }
+  // The embedded bundle is not what is served.
+  if (auto embedded = find_asset("app.js")) EXPECT_NE(js->body, std::string(embedded->data));
   server.stop();
 }
 

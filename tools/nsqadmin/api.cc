@@ -560,12 +560,26 @@ class Api::Handlers {
     cfg.end_object();
     http::Response r;
     r.content_type = "text/html; charset=utf-8";
-    r.body = render_index(opts().base_path, cfg.take());
+    std::string dev_page;
+    std::optional<std::string_view> page;
+    if (!opts().dev_static_dir.empty()) {
+      if (auto a = read_dev_asset(opts().dev_static_dir, "index.html", &dev_page)) page = a->data;
+    }
+    r.body = render_index(opts().base_path, cfg.take(), page);
     return r;
   }
 
   http::Response asset(const std::string& name) {
-    auto a = find_asset(name);
+    std::string storage;
+    std::optional<Asset> a;
+    if (!opts().dev_static_dir.empty()) {
+      if (api_.log_) {
+        api_.log_->debug("using dev dir {} for static asset {}", opts().dev_static_dir, name);
+      }
+      a = read_dev_asset(opts().dev_static_dir, name, &storage);
+    } else {
+      a = find_asset(name);
+    }
     if (!a || name == "index.html") return error(404, "NOT_FOUND");
     http::Response r;
     r.content_type = std::string(a->content_type);

@@ -43,6 +43,7 @@ const std::map<std::string, Render, std::less<>>& table() {
       {"log_prefix", text(&Options::log_prefix)},
       {"http_address", text(&Options::http_address)},
       {"base_path", text(&Options::base_path)},
+      {"dev_static_dir", text(&Options::dev_static_dir)},
       {"graphite_url", text(&Options::graphite_url)},
       {"proxy_graphite", boolean(&Options::proxy_graphite)},
       {"statsd_counter_format", text(&Options::statsd_counter_format)},

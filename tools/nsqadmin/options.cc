@@ -30,6 +30,7 @@ const std::vector<Field>& fields() {
       option("log-prefix", "log message prefix", &Options::log_prefix),
       option("http-address", "<addr>:<port> to listen on for HTTP clients", &Options::http_address),
       option("base-path", "URL base path", &Options::base_path),
+      option("dev-static-dir", "(development use only)", &Options::dev_static_dir),
       option("graphite-url", "graphite HTTP address", &Options::graphite_url),
       option("proxy-graphite", "proxy HTTP requests to graphite", &Options::proxy_graphite),
       option("statsd-counter-format",

@@ -23,6 +23,10 @@ struct Options {
   // to "/x" form by normalize_base_path(), "/" when empty.
   std::string base_path = "/";
 
+  // Development: serve /static/* (and the page template, index.html) from
+  // this directory, read at each request, instead of the embedded copy.
+  std::string dev_static_dir;
+
   // Optional: when set, the topic, channel and node pages show graphite
   // charts of nsqd's statsd series, and /api/graphite reads rates from it.
   std::string graphite_url;

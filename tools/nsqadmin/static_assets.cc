@@ -1,6 +1,8 @@
 #include "static_assets.h"
 
 #include <cstddef>
+#include <fstream>
+#include <iterator>
 
 #include "embedded_assets.h"
 
@@ -54,12 +56,26 @@ std::optional<Asset> find_asset(std::string_view name) {
 
 bool ui_built() { return find_asset("index.html").has_value(); }
 
-std::string render_index(std::string_view base_path, std::string_view config_json) {
+std::optional<Asset> read_dev_asset(const std::string& dir, std::string_view name,
+                                    std::string* storage) {
+  if (name.empty() || name == "." || name == ".." ||
+      name.find('/') != std::string_view::npos || name.find('\0') != std::string_view::npos) {
+    return std::nullopt;
+  }
+  std::ifstream in(dir + "/" + std::string(name), std::ios::binary);
+  if (!in) return std::nullopt;
+  storage->assign(std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>());
+  if (in.bad()) return std::nullopt;  // e.g. a directory: opens, then fails to read
+  return Asset{*storage, content_type_for(name)};
+}
+
+std::string render_index(std::string_view base_path, std::string_view config_json,
+                         std::optional<std::string_view> dev_page) {
   // Links are written relative to "<base>/": the base path always ends in '/'.
   std::string base(base_path);
   if (base.empty() || base.back() != '/') base += '/';
   auto index = find_asset("index.html");
-  std::string page(index ? index->data : kNotBuiltPage);
+  std::string page(dev_page ? *dev_page : index ? index->data : kNotBuiltPage);
   // The settings sit in a <script> element: "<" must not close it.
   std::string config(config_json);
   replace_all(config, "<", "\\u003c");

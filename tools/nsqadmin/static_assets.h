@@ -2,6 +2,7 @@
 
 #include <optional>
 #include <string>
+#include <string>
 #include <string_view>
 
 // The web UI's files, compiled into the binary (CMake turns the front-end
@@ -24,6 +25,13 @@ bool ui_built();
 // The page for every UI route: index.html with the nsqadmin settings the
 // front end reads (`config_json`, a JSON object) and the base path filled in,
 // or the not-built page.
-std::string render_index(std::string_view base_path, std::string_view config_json);
+// `page` replaces the embedded index.html (--dev-static-dir's copy).
+std::string render_index(std::string_view base_path, std::string_view config_json,
+                         std::optional<std::string_view> page = std::nullopt);
+
+// --dev-static-dir: the file `name` of `dir` (one path segment, "." and ".."
+// refused), read at each request so a rebuilt bundle shows on reload.
+std::optional<Asset> read_dev_asset(const std::string& dir, std::string_view name,
+                                    std::string* storage);
 
 }  // namespace nsq::admin
