@@ -347,6 +347,32 @@ TEST_F(NsqadminApiTest, BasePathPrefixesEverythingButPing) {
 
 // nsqadmin given a list of nsqd, one of which does not answer: the data of
 // the live one plus a WARNING naming the dead one; with none alive, 502.
+// A topic no nsqd produces: Go counts zero producers as "failed to query any
+// nsqd" (with nothing after the colon) and answers 502, with lookupds and with
+// an nsqd list alike.
+TEST_F(NsqadminApiTest, TopicNoNsqdProducesIsGo502) {
+  auto created = http_once(lookupd_.http_port(), "POST", "/topic/create?topic=orphan");
+  ASSERT_TRUE(created && created->status == 200);
+  Admin admin(lookupd_options());
+  const std::string go = R"({"message":"UPSTREAM_ERROR: Failed to query any nsqd: "})";
+  auto topic = admin.call("GET", "/api/topics/orphan");
+  EXPECT_EQ(topic.status, 502);
+  EXPECT_EQ(topic.body, go);
+  auto channel = admin.call("GET", "/api/topics/orphan/some_channel");
+  EXPECT_EQ(channel.status, 502);
+  EXPECT_EQ(channel.body, go);
+
+  Options direct;
+  direct.nsqd_http_addresses = {node(0), node(1)};
+  Admin nsqd_only(direct);
+  topic = nsqd_only.call("GET", "/api/topics/nowhere");
+  EXPECT_EQ(topic.status, 502);
+  EXPECT_EQ(topic.body, go);
+  // A produced topic is unaffected.
+  publish(0, "somewhere", 1);
+  EXPECT_EQ(nsqd_only.call("GET", "/api/topics/somewhere").status, 200);
+}
+
 TEST_F(NsqadminApiTest, UnreachableNsqdIsReportedNotHidden) {
   publish(0, "live", 3);
   const std::string dead = "127.0.0.1:" + std::to_string(dead_port());

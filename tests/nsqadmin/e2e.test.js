@@ -15,6 +15,7 @@ const fs = require('node:fs')
 const os = require('node:os')
 const path = require('node:path')
 const net = require('node:net')
+const nodeHttp = require('node:http')
 const assert = require('node:assert/strict')
 
 const SKIP = 77
@@ -280,6 +281,16 @@ async function main() {
     assert.deepEqual(lookupdChannels, ['ch1'])
     console.log('ok - creating a topic/channel through the UI registered it in lookupd')
 
+    // A topic no nsqd produces: Go's API answers 502 "Failed to query any
+    // nsqd: "; the page shows an empty topic, not an error.
+    await page.goto(`${base}/topics/e2e_created`)
+    await page.locator('[data-testid=topic-no-producers]').waitFor()
+    assert.equal(await page.locator('[data-testid=page-error]').count(), 0)
+    assert.equal(await page.locator('[data-testid=topic-graphite]').count(), 0,
+      'no graphs without --graphite-url')
+    await shot('topic-no-producers')
+    console.log('ok - a topic no nsqd produces shows as empty')
+
     // Tombstone the only producer of e2e_work through the topic page.
     await page.goto(`${base}/topics/e2e_work`)
     acceptNextConfirm(/tombstone topic e2e_work on node 127\.0\.0\.1:/)
@@ -314,6 +325,43 @@ async function main() {
     await page.locator('[data-testid=page-failed]').waitFor()
     await shot('unreachable-nsqd-error')
     console.log('ok - an unreachable nsqd shows as a warning / an error on the page')
+
+    // --graphite-url: a stand-in graphite answering the render API (JSON for
+    // the rate, a PNG for the charts) records what it is asked.
+    const graphiteAsked = []
+    const png = Buffer.from('iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNkYPhfDwAChwGA60e6kgAAAABJRU5ErkJggg==', 'base64')
+    const graphite = nodeHttp.createServer((req, res) => {
+      const u = new URL(req.url, 'http://graphite')
+      graphiteAsked.push(u)
+      if (u.searchParams.get('format') === 'json') {
+        res.writeHead(200, {'Content-Type': 'application/json'})
+        res.end(JSON.stringify([{target: u.searchParams.get('target'), datapoints: [[120, 1700000000]]}]))
+      } else {
+        res.writeHead(200, {'Content-Type': 'image/png'})
+        res.end(png)
+      }
+    })
+    await new Promise((resolve) => graphite.listen(0, '127.0.0.1', resolve))
+    try {
+      const graphiteUrl = `http://127.0.0.1:${graphite.address().port}`
+      const graphed = await startServer('nsqadmin (graphite)', process.env.NSQADMIN_BIN, [
+        '--http-address=127.0.0.1:0', `--nsqd-http-address=127.0.0.1:${nsqd[0].http}`,
+        `--graphite-url=${graphiteUrl}`], ['HTTP'])
+      await page.goto(`http://127.0.0.1:${graphed.http}/topics/e2e_live`)
+      await waitText('[data-testid=topic-graphite-rate]', '2.00/s')
+      const srcs = await page.locator('[data-testid=topic-graphite] img').evaluateAll((imgs) => imgs.map((i) => i.src))
+      assert.equal(srcs.length, 2)
+      for (const src of srcs) assert.ok(src.startsWith(`${graphiteUrl}/render?`), src)
+      await eventually('the browser loaded the charts from graphite', () =>
+        graphiteAsked.filter((u) => u.searchParams.get('format') === null).length >= 2)
+      const rateAsk = graphiteAsked.find((u) => u.searchParams.get('format') === 'json')
+      assert.equal(rateAsk.searchParams.get('target'), 'sumSeries(stats.counters.nsq.*.topic.e2e_live.message_count.count)')
+      assert.equal(rateAsk.searchParams.get('from'), '-120sec')
+      await shot('topic-graphite')
+      console.log('ok - with --graphite-url the topic page shows graphite charts and the rate')
+    } finally {
+      graphite.close()
+    }
 
     assert.deepEqual(consoleErrors, [], 'no script errors in the page')
   } finally {

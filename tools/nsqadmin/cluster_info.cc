@@ -337,9 +337,9 @@ Gathered<NsqdStats> ClusterInfo::nsqd_stats(const std::vector<Producer>& produce
       out.value.topics.push_back(std::move(t));
     }
   }
-  // Go also calls zero producers a failure; a topic nobody produces yet is
-  // simply empty here.
-  if (!addrs.empty() && out.errors.size() == addrs.size()) {
+  // As Go: zero producers is a failure too ("Failed to query any nsqd: "
+  // with nothing after it), so a topic no nsqd produces answers 502.
+  if (out.errors.size() == addrs.size()) {
     out.fatal = "Failed to query any nsqd: " + join_errors(out.errors);
     out.errors.clear();
     out.value = {};

@@ -43,3 +43,11 @@ export const post = (path, body) => request('POST', path, body)
 export const del = (path, body) => request('DELETE', path, body)
 
 export const enc = encodeURIComponent
+
+// Go's answer for a topic no nsqd produces (zero producers counts as "failed
+// to query any nsqd", with no error after the colon): the pages show it as
+// an empty topic rather than as a failure.
+export function noProducers(err) {
+  return err instanceof ApiError && err.status === 502 &&
+    err.message === 'UPSTREAM_ERROR: Failed to query any nsqd: '
+}

@@ -1,6 +1,6 @@
 // One channel: totals, per-node rows and its clients.
 import {h, num, table, duration} from './dom.js'
-import {get, enc} from './api.js'
+import {get, enc, noProducers} from './api.js'
 import {rate, rateText} from './rates.js'
 import {channelActions} from './actions.js'
 import {stat} from './pages_topics.js'
@@ -20,7 +20,10 @@ function features(c) {
 export const channelPage = {
   nav: 'topics',
   title: (p) => `Channel ${p.topic}/${p.channel}`,
-  load: (p) => get(`/api/topics/${enc(p.topic)}/${enc(p.channel)}`),
+  load: (p) => get(`/api/topics/${enc(p.topic)}/${enc(p.channel)}`).catch((err) => {
+    if (noProducers(err)) return {nodes: [], clients: [], no_producers: true}
+    throw err
+  }),
   render(c, ctx, p) {
     const {topic, channel} = p
     const r = rate(`channel:${topic}:${channel}`, c.message_count)
@@ -29,6 +32,8 @@ export const channelPage = {
         h('span', {class: 'name', 'data-testid': 'channel-name'}, channel),
         c.paused ? h('span', {class: 'badge paused', 'data-testid': 'channel-paused'}, 'paused') : null),
       channelActions(topic, channel, c.paused, ctx.refresh, ctx.navigate),
+      c.no_producers ? h('p', {class: 'note', 'data-testid': 'channel-no-producers'},
+        'No nsqd produces this topic.') : null,
       h('div', {class: 'stats'},
         stat('Depth', num(c.depth), 'channel-depth'),
         stat('Memory + Disk', `${num(c.memory_depth)} + ${num(c.backend_depth)}`, 'channel-mem-disk'),

@@ -1,6 +1,6 @@
 // The topics list and one topic.
 import {h, num, table} from './dom.js'
-import {get, enc} from './api.js'
+import {get, enc, noProducers} from './api.js'
 import {rate, rateText} from './rates.js'
 import {topicActions, tombstoneButton} from './actions.js'
 import {graphiteSection} from './graphs.js'
@@ -49,7 +49,10 @@ function channelRows(topic, channels, ctx) {
 export const topicPage = {
   nav: 'topics',
   title: (p) => `Topic ${p.topic}`,
-  load: (p) => get(`/api/topics/${enc(p.topic)}`),
+  load: (p) => get(`/api/topics/${enc(p.topic)}`).catch((err) => {
+    if (noProducers(err)) return {topic_name: p.topic, nodes: [], channels: [], no_producers: true}
+    throw err
+  }),
   render(t, ctx, p) {
     const topic = p.topic
     const r = rate(`topic:${topic}`, t.message_count)
@@ -57,6 +60,8 @@ export const topicPage = {
       h('h2', null, 'Topic ', h('span', {class: 'name', 'data-testid': 'topic-name'}, topic),
         t.paused ? h('span', {class: 'badge paused', 'data-testid': 'topic-paused'}, 'paused') : null),
       topicActions(topic, t.paused, ctx.refresh, ctx.navigate),
+      t.no_producers ? h('p', {class: 'note', 'data-testid': 'topic-no-producers'},
+        'No nsqd produces this topic.') : null,
       h('div', {class: 'stats'},
         stat('Depth', num(t.depth), 'topic-depth'),
         stat('Memory + Disk', `${num(t.memory_depth)} + ${num(t.backend_depth)}`, 'topic-mem-disk'),
