@@ -51,39 +51,6 @@ std::error_code DiskQueue::put_batch(std::span<const std::string_view> records,
   return append_and_wait(records, durability == Durability::fsync || options_.sync_every <= 1);
 }
 
-std::error_code DiskQueue::try_put_batch(std::span<const std::string_view> records) {
-  std::size_t bytes = 0;
-  for (std::string_view r : records) {
-    auto size = static_cast<std::int64_t>(r.size());
-    if (size < options_.min_msg_size || size > options_.max_msg_size) {
-      return make_error_code(errc::invalid_size);
-    }
-    bytes += 4 + r.size();
-  }
-  if (records.empty()) return {};
-  if (options_.sync_every <= 1) return make_error_code(errc::busy);
-  std::unique_lock lock(mu_);
-  if (closed_) return make_error_code(errc::exiting);
-  // Anyone appended and waiting goes first (FIFO), and a roll may fsync.
-  if (writing_ || control_waiting_ > 0 || (open_ && open_->records > 0) || !write_file_ ||
-      write_pos_ + static_cast<std::int64_t>(bytes) > options_.max_bytes_per_file) {
-    return make_error_code(errc::busy);
-  }
-  writing_ = true;
-  std::string data;
-  data.swap(spare_);
-  data.clear();
-  data.reserve(bytes);
-  for (std::string_view r : records) {
-    detail::append_u32be(data, static_cast<std::uint32_t>(r.size()));
-    data.append(r);
-  }
-  std::error_code ec = write_records(lock, data, static_cast<std::int64_t>(records.size()));
-  if (data.capacity() <= kMaxSpare) spare_ = std::move(data);
-  release_writer(lock);
-  return ec;
-}
-
 std::error_code DiskQueue::append_and_wait(std::span<const std::string_view> records,
                                            bool durable) {
   std::unique_lock lock(mu_);

@@ -748,16 +748,8 @@ awaitable<bool> ClientConn::publish(std::string_view cmd, const std::string& top
     co_return fatal(failed, std::string(cmd) + " failed " + ec.message());
   }
   if (!spill.empty()) {
-    // Page-cache writes nobody else is doing right now are done here: no hop.
-    std::error_code ec = perform_disk_writes_inline(spill);
-    if (spill.empty() || ec) {
-      broker_.report_disk_result(ec);
-      if (ec) co_return fatal(failed, std::string(cmd) + " failed " + ec.message());
-    }
-  }
-  if (!spill.empty()) {
-    // The rest waits for the disk: hand it to the disk pool and resume here
-    // when it is done.
+    // The OK waits for the disk: hand the write to the disk pool and resume
+    // here when it is done.
     struct Wait {
       explicit Wait(asio::any_io_executor ex) : timer(ex, Clock::time_point::max()) {}
       asio::steady_timer timer;

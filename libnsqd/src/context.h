@@ -51,14 +51,6 @@ class PendingToken {
 // Performs the writes (blocking); returns the first error.
 std::error_code perform_disk_writes(DiskWrites& writes);
 
-// Performs the leading writes that need no waiting (DiskQueue::try_put_batch:
-// page-cache writes with no other writer, fsync or segment roll in the way)
-// and removes them from `writes`; the rest, in order, are left for
-// perform_disk_writes on a disk thread. Safe on an I/O thread: a publish
-// that spills to disk is answered without a hop to the disk pool and back.
-// Returns the first error of the writes it performed.
-std::error_code perform_disk_writes_inline(DiskWrites& writes);
-
 // What topics and channels share, owned by the Broker and outliving them all.
 struct QueueContext {
   const Options& options;

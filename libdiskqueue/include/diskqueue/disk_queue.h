@@ -125,16 +125,6 @@ class DiskQueue {
   std::error_code put_batch(std::span<const std::string_view> records,
                             Durability durability = Durability::written);
 
-  // put_batch(records, Durability::written) when it needs no waiting: the
-  // caller writes the records itself, with one pwrite into the page cache,
-  // if no other put or control operation is under way, no fsync is due with
-  // the put (sync_every > 1) and the records fit in the current segment.
-  // Otherwise it appends nothing and returns errc::busy at once, and the
-  // caller can put_batch() from a thread that may block. This lets an event
-  // loop store a batch without a thread hop in the common case while never
-  // waiting for another thread's write, an fsync or a segment roll.
-  std::error_code try_put_batch(std::span<const std::string_view> records);
-
   // The next record, or nullopt when the queue is empty or closed. Corrupt
   // data is never returned: the segment holding it is renamed *.bad and
   // reading goes on with the next segment.

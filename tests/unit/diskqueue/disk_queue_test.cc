@@ -2,7 +2,6 @@
 
 #include <gtest/gtest.h>
 
-#include <atomic>
 #include <set>
 #include <thread>
 
@@ -290,97 +289,6 @@ TEST(DiskQueue, SharedSchedulerServesManyQueues) {
     ASSERT_FALSE(queues.back()->put("v" + std::to_string(i)));
   }
   for (int i = 0; i < 50; ++i) EXPECT_EQ(*queues[i]->try_read(), "v" + std::to_string(i));
-}
-
-// try_put_batch: the caller writes when nobody else is, and is never made to
-// wait for a roll (which fsyncs) or a durable put.
-TEST(DiskQueue, TryPutWritesInOrderWithPuts) {
-  TempDir dir;
-  auto o = make_options(dir);
-  o.max_bytes_per_file = 1 << 20;
-  auto q = open_queue(o);
-  ASSERT_FALSE(q->put(payload(0)));  // opens the segment
-  for (int i = 1; i < 50; ++i) {
-    std::string a = payload(2 * i - 1), b = payload(2 * i);
-    std::string_view batch[] = {a, b};
-    if (i % 2) {
-      ASSERT_FALSE(q->try_put_batch(batch)) << i;
-    } else {
-      ASSERT_FALSE(q->put_batch(batch)) << i;
-    }
-  }
-  EXPECT_EQ(q->depth(), 99);
-  for (int i = 0; i < 99; ++i) EXPECT_EQ(q->try_read(), payload(i)) << i;
-  std::string small = "x";
-  std::string_view one[] = {small};
-  EXPECT_FALSE(q->try_put_batch(one));
-  ASSERT_FALSE(q->close());
-  EXPECT_EQ(q->try_put_batch(one), errc::exiting);
-}
-
-TEST(DiskQueue, TryPutLeavesRollsAndFsyncsToPut) {
-  TempDir dir;
-  auto o = make_options(dir);
-  o.max_bytes_per_file = 100;
-  auto q = open_queue(o);
-  std::string r(46, 'a');
-  std::string_view one[] = {r};
-  ASSERT_FALSE(q->put(r));                       // segment 0: 50 bytes
-  ASSERT_FALSE(q->try_put_batch(one));           // segment 0 full
-  EXPECT_EQ(q->try_put_batch(one), errc::busy);  // would roll
-  EXPECT_EQ(q->depth(), 2);
-  EXPECT_FALSE(std::filesystem::exists(q->segment_path(1)));
-  ASSERT_FALSE(q->put(r));  // rolls
-  EXPECT_EQ(q->depth(), 3);
-
-  auto sync_dir = TempDir();
-  auto so = make_options(sync_dir);
-  so.sync_every = 1;  // every put fsyncs
-  auto sq = open_queue(so);
-  ASSERT_FALSE(sq->put(r));
-  EXPECT_EQ(sq->try_put_batch(one), errc::busy);
-  EXPECT_EQ(sq->depth(), 1);
-
-  std::string tiny = "";
-  std::string_view bad[] = {tiny};
-  EXPECT_EQ(q->try_put_batch(bad), errc::invalid_size);
-}
-
-TEST(DiskQueue, TryPutFromManyThreadsLosesNothing) {
-  TempDir dir;
-  auto o = make_options(dir);
-  o.max_bytes_per_file = 4096;  // many rolls, each left to put_batch
-  auto q = open_queue(o);
-  constexpr int kThreads = 4, kPerThread = 2000;
-  std::atomic<int> inline_writes{0};
-  std::vector<std::thread> threads;
-  for (int t = 0; t < kThreads; ++t) {
-    threads.emplace_back([&, t] {
-      for (int i = 0; i < kPerThread; ++i) {
-        std::string rec = std::to_string(t) + ":" + std::to_string(i);
-        std::string_view one[] = {rec};
-        std::error_code ec = q->try_put_batch(one);
-        if (ec == errc::busy) {
-          ec = q->put_batch(one);
-        } else {
-          ++inline_writes;
-        }
-        ASSERT_FALSE(ec);
-      }
-    });
-  }
-  for (auto& th : threads) th.join();
-  EXPECT_GT(inline_writes.load(), 0);
-  std::vector<int> next(kThreads, 0);
-  for (int n = 0; n < kThreads * kPerThread; ++n) {
-    auto r = q->try_read();
-    ASSERT_TRUE(r) << n;
-    auto colon = r->find(':');
-    int t = std::stoi(r->substr(0, colon));
-    EXPECT_EQ(std::stoi(r->substr(colon + 1)), next[t]) << "thread " << t;  // per-thread FIFO
-    ++next[t];
-  }
-  EXPECT_FALSE(q->try_read());
 }
 
 }  // namespace
