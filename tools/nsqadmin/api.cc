@@ -616,14 +616,8 @@ http::Response Api::handle(const http::Request& req) const {
   const std::string& method = req.method;
   auto not_allowed = [] { return error(405, "METHOD_NOT_ALLOWED"); };
 
-  if (req.path == "/ping") {
-    if (method != "GET" && method != "HEAD") return not_allowed();
-    http::Response r;
-    r.body = "OK";
-    return r;
-  }
-
-  // Every other route lives under the base path.
+  // Every route lives under the base path, /ping included (Go registers
+  // bp("/ping")).
   std::string_view path = req.path;
   const std::string& base = h.opts().base_path;
   if (base != "/") {
@@ -635,6 +629,13 @@ http::Response Api::handle(const http::Request& req) const {
   }
   const auto parts = split_path(path);
   const std::size_t n = parts.size();
+
+  if (n == 1 && parts[0] == "ping") {
+    if (method != "GET" && method != "HEAD") return not_allowed();
+    http::Response r;
+    r.body = "OK";
+    return r;
+  }
 
   // UI pages: the single-page app routes them itself.
   const bool page = n == 0 || (parts[0] == "topics" && n <= 3) || (parts[0] == "nodes" && n <= 2) ||
