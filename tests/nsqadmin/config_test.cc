@@ -166,10 +166,6 @@ TEST(NsqadminConfig, AllowConfigFromCidrGuardsReadsAndWrites) {
   InProcess c(open);
   EXPECT_EQ(c.call("PUT", "/config/log_level", "error", "203.0.113.9:1").status, 200);
 
-  Options broken = base_options();
-  broken.allow_config_from_cidr = "not-a-cidr";
-  InProcess d(broken);
-  EXPECT_EQ(d.call("GET", "/config/log_level").status, 500);
 
   Options based = base_options();
   based.base_path = "/admin";

@@ -152,6 +152,19 @@ void write_self_signed(const std::string& cert_path, const std::string& key_path
   EVP_PKEY_free(key);
 }
 
+TEST(NsqadminOptions, AllowConfigFromCidrCheckedAtStartup) {
+  Options o;
+  o.nsqd_http_addresses = {"127.0.0.1:4151"};
+  o.allow_config_from_cidr = "10.0.0.0/33";
+  EXPECT_EQ(validation_error(o),
+            "failed to parse --allow-config-from-cidr (10.0.0.0/33) - invalid CIDR address: "
+            "10.0.0.0/33");
+  o.allow_config_from_cidr = "";
+  EXPECT_EQ(validation_error(o), std::nullopt);
+  o.allow_config_from_cidr = "::1/128";
+  EXPECT_EQ(validation_error(o), std::nullopt);
+}
+
 TEST(NsqadminOptions, HttpClientTlsFilesCheckedAsGoDoes) {
   testutil::TempDir tmp;
   const std::string dir_path = tmp.path().string();

@@ -213,7 +213,7 @@ class Api::Handlers {
       }
       auto net = parse_cidr(allowed);
       if (!net) {
-        // Go ignores the parse error and its nil network panics: a 500.
+        // validation_error() refuses a bad CIDR at startup; kept for safety.
         if (api_.log_) api_.log_->error("invalid --allow-config-from-cidr {}", allowed);
         return error(500, "INTERNAL_ERROR");
       }

@@ -13,6 +13,7 @@
 #include <fstream>
 #include <iterator>
 
+#include "cidr.h"
 #include "nsq/config/config_file.h"
 #include "nsq/config/option_table.h"
 
@@ -161,6 +162,7 @@ std::optional<std::string> validation_error(const Options& o) {
   if (!o.nsqd_http_addresses.empty() && !o.lookupd_http_addresses.empty()) {
     return "use --nsqd-http-address or --lookupd-http-address not both";
   }
+  if (auto tls = tls_files_error(o)) return tls;
   // Go resolves each address as a TCP address: both host and port are needed.
   for (const auto& a : o.lookupd_http_addresses) {
     if (!has_port(a)) {
@@ -185,7 +187,10 @@ std::optional<std::string> validation_error(const Options& o) {
   if (o.http_client_request_timeout.count() <= 0) {
     return "--http-client-request-timeout should be positive";
   }
-  if (auto tls = tls_files_error(o)) return tls;
+  if (!o.allow_config_from_cidr.empty() && !parse_cidr(o.allow_config_from_cidr)) {
+    return "failed to parse --allow-config-from-cidr (" + o.allow_config_from_cidr +
+           ") - invalid CIDR address: " + o.allow_config_from_cidr;
+  }
   return std::nullopt;
 }
 
