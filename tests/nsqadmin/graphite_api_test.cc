@@ -103,8 +103,10 @@ TEST_F(NsqadminGraphiteTest, PagesCarryChartsAndApiGraphiteReadsTheRate) {
   ASSERT_TRUE(t.HasMember("graphite")) << topic->body;
   EXPECT_EQ(std::string(t["graphite"]["rate_target"].GetString()), rate_target);
   ASSERT_EQ(t["graphite"]["charts"].Size(), 2u);
-  for (const auto& c : t["graphite"]["charts"].GetArray()) {
-    EXPECT_EQ(std::string(c["url"].GetString()).rfind(graphite_.port_url() + "/render?", 0), 0u);
+  // By index: clang finds RapidJSON's iterator comparison ambiguous in C++20.
+  for (rapidjson::SizeType i = 0; i < t["graphite"]["charts"].Size(); ++i) {
+    const std::string url = t["graphite"]["charts"][i]["url"].GetString();
+    EXPECT_EQ(url.rfind(graphite_.port_url() + "/render?", 0), 0u) << url;
   }
 
   auto channel = client.request("GET", "/api/topics/orders/billing");
