@@ -5,7 +5,6 @@
 #include <cstdio>
 #include <optional>
 
-#include "https_get.h"
 #include "nsq/http/client.h"
 
 namespace nsq::nsqd::auth {
@@ -55,6 +54,29 @@ std::string query_string(std::string_view secret, std::string_view remote_ip, bo
   return q;
 }
 
+namespace {
+
+// GET over TLS with libnsq's client: the certificate checked against
+// --tls-root-ca-file (or the system roots) and the host name, as Go does.
+tl::expected<http::ClientResponse, std::string> https_get(const std::string& host,
+                                                          std::uint16_t port,
+                                                          const std::string& target,
+                                                          const QueryOptions& options) {
+  http::ClientRequest req;
+  req.host = host;
+  req.port = port;
+  req.target = target;
+  req.headers = {{"User-Agent", "nsqd/1.3.0"}, {"Accept", "application/vnd.nsq; version=1.0"}};
+  req.connect_timeout = options.connect_timeout;
+  req.request_timeout = options.request_timeout;
+  req.max_body = options.max_body;
+  req.tls.enable = true;
+  req.tls.root_ca_file = options.root_ca_file;
+  return http::request(req);
+}
+
+}  // namespace
+
 tl::expected<State, std::string> query_any(const std::vector<std::string>& addresses,
                                            std::size_t start, const std::string& query,
                                            const QueryOptions& options,
@@ -69,16 +91,14 @@ tl::expected<State, std::string> query_any(const std::vector<std::string>& addre
     }
     std::string target = ep->path + (ep->path.find('?') == std::string::npos ? "?" : "&") + query;
     auto resp = ep->https
-                    ? https_get(ep->host, ep->port, target, options.root_ca_file,
-                                options.connect_timeout, options.request_timeout, options.max_body)
+                    ? https_get(ep->host, ep->port, target, options)
                     : http::get(ep->host, ep->port, target, options.connect_timeout,
                                 options.request_timeout, options.max_body);
     // As Go's client: a plain server that answers 403 with an https_port
     // (an nsqd-style TLS_REQUIRED) is asked again over https on that port.
     if (resp && !ep->https && resp->status == 403) {
       if (auto https_port = https_port_of(resp->body)) {
-        resp = https_get(ep->host, *https_port, target, options.root_ca_file,
-                         options.connect_timeout, options.request_timeout, options.max_body);
+        resp = https_get(ep->host, *https_port, target, options);
       }
     }
     if (!resp) {

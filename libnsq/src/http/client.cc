@@ -15,12 +15,28 @@
 #include <optional>
 #include <utility>
 
+#include "http/client_tls.h"
 #include "http/response_reader.h"
 
 namespace nsq::http {
+
+bool detail::wait_for(int fd, short events, Clock::time_point deadline) {
+  auto left = std::chrono::duration_cast<std::chrono::milliseconds>(deadline - Clock::now());
+  int remaining_ms = static_cast<int>(std::max<std::int64_t>(0, left.count()));
+  pollfd p{fd, events, 0};
+  for (;;) {
+    int n = ::poll(&p, 1, remaining_ms);
+    if (n > 0) return true;
+    if (n == 0) return false;
+    if (errno != EINTR) return false;
+    left = std::chrono::duration_cast<std::chrono::milliseconds>(deadline - Clock::now());
+    remaining_ms = static_cast<int>(std::max<std::int64_t>(0, left.count()));
+  }
+}
+
 namespace {
 
-using Clock = std::chrono::steady_clock;
+using Clock = detail::Clock;
 
 class Fd {
  public:
@@ -38,21 +54,7 @@ class Fd {
   int fd_;
 };
 
-int remaining_ms(Clock::time_point deadline) {
-  auto left = std::chrono::duration_cast<std::chrono::milliseconds>(deadline - Clock::now());
-  return static_cast<int>(std::max<std::int64_t>(0, left.count()));
-}
-
-// Waits for `events` on fd until the deadline; false on timeout or error.
-bool wait_for(int fd, short events, Clock::time_point deadline) {
-  pollfd p{fd, events, 0};
-  for (;;) {
-    int n = ::poll(&p, 1, remaining_ms(deadline));
-    if (n > 0) return true;
-    if (n == 0) return false;
-    if (errno != EINTR) return false;
-  }
-}
+using detail::wait_for;
 
 std::string lower(std::string_view s) {
   std::string out(s);
@@ -117,16 +119,48 @@ tl::expected<void, std::string> send_all(int fd, std::string_view data, Clock::t
   return {};
 }
 
+// The TLS form of the exchange below, on a connected socket.
+tl::expected<ClientResponse, std::string> exchange_tls(int fd, const ClientTls& tls,
+                                                       const std::string& host,
+                                                       const std::string& where,
+                                                       std::string_view raw_request,
+                                                       bool head_request,
+                                                       Clock::time_point deadline,
+                                                       std::size_t max_body) {
+  auto session = detail::TlsSession::handshake(fd, tls, host, where, deadline);
+  if (!session) return tl::unexpected(session.error());
+  if (auto sent = session->send_all(raw_request, deadline); !sent) {
+    return tl::unexpected(sent.error());
+  }
+  std::string raw;
+  bool eof = false;
+  char buf[16384];
+  for (;;) {
+    detail::ReadStep step = detail::read_response(raw, eof, head_request, max_body, where);
+    if (step.status == detail::ReadStep::Status::done) return std::move(step.response);
+    if (step.status == detail::ReadStep::Status::error) return tl::unexpected(std::move(step.error));
+    auto n = session->recv(buf, sizeof buf, deadline);
+    if (!n) return tl::unexpected(n.error());
+    if (*n == 0) {
+      eof = true;
+    } else {
+      raw.append(buf, *n);
+    }
+  }
+}
+
 // Sends `raw_request` on a new connection and reads one response.
 tl::expected<ClientResponse, std::string> exchange(const std::string& host, std::uint16_t port,
                                                    std::string_view raw_request, bool head_request,
                                                    std::chrono::milliseconds connect_timeout,
                                                    std::chrono::milliseconds request_timeout,
-                                                   std::size_t max_body) {
+                                                   std::size_t max_body,
+                                                   const ClientTls* tls = nullptr) {
   const std::string where = host_port(host, port);
   const auto deadline = Clock::now() + request_timeout;
   auto fd = connect_to(host, port, connect_timeout, deadline);
   if (!fd) return tl::unexpected(fd.error());
+  if (tls != nullptr) return exchange_tls(fd->get(), *tls, host, where, raw_request, head_request, deadline, max_body);
   if (auto sent = send_all(fd->get(), raw_request, deadline, where); !sent) {
     return tl::unexpected(sent.error());
   }
@@ -160,6 +194,24 @@ bool has_header(const HeaderList& headers, std::string_view lower_name) {
   return false;
 }
 
+// Percent-decoding of URL user info; nullopt for a bad escape.
+std::optional<std::string> unescape(std::string_view text) {
+  std::string out;
+  out.reserve(text.size());
+  for (std::size_t i = 0; i < text.size(); ++i) {
+    if (text[i] != '%') {
+      out.push_back(text[i]);
+      continue;
+    }
+    if (i + 2 >= text.size()) return std::nullopt;
+    auto byte = detail::parse_number(text.substr(i + 1, 2), 16);
+    if (!byte) return std::nullopt;
+    out.push_back(static_cast<char>(*byte));
+    i += 2;
+  }
+  return out;
+}
+
 }  // namespace
 
 tl::expected<ClientResponse, std::string> get(const std::string& host, std::uint16_t port,
@@ -185,7 +237,7 @@ tl::expected<ClientResponse, std::string> request(const ClientRequest& req) {
   raw += "\r\n";
   raw += req.body;
   return exchange(req.host, req.port, raw, req.method == "HEAD", req.connect_timeout,
-                  req.request_timeout, req.max_body);
+                  req.request_timeout, req.max_body, req.tls.enable ? &req.tls : nullptr);
 }
 
 tl::expected<Url, std::string> parse_url(std::string_view url) {
@@ -194,18 +246,35 @@ tl::expected<Url, std::string> parse_url(std::string_view url) {
     return tl::unexpected("parse \"" + std::string(url) + "\": missing http:// scheme");
   }
   std::string scheme = lower(url.substr(0, scheme_end));
-  if (scheme != "http") return tl::unexpected("unsupported protocol scheme \"" + scheme + "\"");
+  if (scheme != "http" && scheme != "https") {
+    return tl::unexpected("unsupported protocol scheme \"" + scheme + "\"");
+  }
   std::string_view rest = url.substr(scheme_end + 3);
   rest = rest.substr(0, rest.find('#'));
   auto authority_end = rest.find_first_of("/?");
   std::string_view authority = rest.substr(0, authority_end);
   std::string_view target =
       authority_end == std::string_view::npos ? std::string_view{} : rest.substr(authority_end);
-  if (authority.find('@') != std::string_view::npos) {
-    return tl::unexpected("parse \"" + std::string(url) + "\": user info is not supported");
-  }
 
   Url out;
+  out.https = scheme == "https";
+  out.port = out.https ? 443 : 80;
+  // As Go's url.Parse: the user info ends at the last '@' of the authority.
+  if (auto at = authority.rfind('@'); at != std::string_view::npos) {
+    std::string_view info = authority.substr(0, at);
+    authority.remove_prefix(at + 1);
+    auto colon = info.find(':');
+    auto user = unescape(info.substr(0, colon));
+    auto password = colon == std::string_view::npos ? std::optional<std::string>(std::string())
+                                                    : unescape(info.substr(colon + 1));
+    if (!user || !password) {
+      return tl::unexpected("parse \"" + std::string(url) + "\": invalid userinfo");
+    }
+    out.has_user_info = true;
+    out.username = std::move(*user);
+    out.password = std::move(*password);
+  }
+
   out.authority = std::string(authority);
   std::string_view port_text;
   if (authority.starts_with("[")) {
@@ -253,6 +322,30 @@ std::string query_escape(std::string_view text) {
       out.push_back(kHex[c >> 4]);
       out.push_back(kHex[c & 15]);
     }
+  }
+  return out;
+}
+
+std::string basic_auth(std::string_view username, std::string_view password) {
+  static constexpr char kAlphabet[] =
+      "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
+  std::string plain = std::string(username) + ":" + std::string(password);
+  std::string out = "Basic ";
+  std::size_t i = 0;
+  for (; i + 3 <= plain.size(); i += 3) {
+    unsigned v = (static_cast<unsigned char>(plain[i]) << 16) |
+                 (static_cast<unsigned char>(plain[i + 1]) << 8) |
+                 static_cast<unsigned char>(plain[i + 2]);
+    out += {kAlphabet[v >> 18], kAlphabet[(v >> 12) & 63], kAlphabet[(v >> 6) & 63],
+            kAlphabet[v & 63]};
+  }
+  if (std::size_t left = plain.size() - i; left > 0) {
+    unsigned v = static_cast<unsigned char>(plain[i]) << 16;
+    if (left == 2) v |= static_cast<unsigned char>(plain[i + 1]) << 8;
+    out += kAlphabet[v >> 18];
+    out += kAlphabet[(v >> 12) & 63];
+    out += left == 2 ? kAlphabet[(v >> 6) & 63] : '=';
+    out += '=';
   }
   return out;
 }

@@ -112,11 +112,49 @@ TEST(ParseUrl, Ipv6) {
 
 TEST(ParseUrl, Errors) {
   EXPECT_FALSE(parse_url("127.0.0.1:80/x"));
-  EXPECT_EQ(parse_url("https://h/").error(), "unsupported protocol scheme \"https\"");
+  EXPECT_EQ(parse_url("ftp://h/").error(), "unsupported protocol scheme \"ftp\"");
   EXPECT_FALSE(parse_url("http:///x"));
   EXPECT_FALSE(parse_url("http://h:99999/"));
   EXPECT_FALSE(parse_url("http://h:abc/"));
-  EXPECT_FALSE(parse_url("http://u:p@h/"));
+  EXPECT_FALSE(parse_url("http://u:p%zz@h/"));
+  EXPECT_FALSE(parse_url("http://u:p@/"));
+}
+
+TEST(ParseUrl, HttpsDefaultsTo443) {
+  auto u = parse_url("HTTPS://graphite.example/render?x=1");
+  ASSERT_TRUE(u) << u.error();
+  EXPECT_TRUE(u->https);
+  EXPECT_EQ(u->port, 443);
+  EXPECT_EQ(u->authority, "graphite.example");
+  EXPECT_EQ(u->target, "/render?x=1");
+  auto p = parse_url("https://[::1]:8443");
+  ASSERT_TRUE(p) << p.error();
+  EXPECT_TRUE(p->https);
+  EXPECT_EQ(p->port, 8443);
+  EXPECT_FALSE(parse_url("http://h")->https);
+}
+
+TEST(ParseUrl, UserInfoKeptApartFromTheHost) {
+  auto u = parse_url("http://us%40er:pa:ss@127.0.0.1:8080/x");
+  ASSERT_TRUE(u) << u.error();
+  EXPECT_TRUE(u->has_user_info);
+  EXPECT_EQ(u->username, "us@er");
+  EXPECT_EQ(u->password, "pa:ss");  // the first ':' splits, as Go
+  EXPECT_EQ(u->authority, "127.0.0.1:8080");
+  EXPECT_EQ(u->host, "127.0.0.1");
+  EXPECT_EQ(u->port, 8080);
+  auto only_user = parse_url("https://bob@h/");
+  ASSERT_TRUE(only_user);
+  EXPECT_TRUE(only_user->has_user_info);
+  EXPECT_EQ(only_user->username, "bob");
+  EXPECT_EQ(only_user->password, "");
+  EXPECT_FALSE(parse_url("http://h/a@b")->has_user_info);  // '@' in the path
+}
+
+TEST(BasicAuth, Rfc7617Example) {
+  EXPECT_EQ(basic_auth("Aladdin", "open sesame"), "Basic QWxhZGRpbjpvcGVuIHNlc2FtZQ==");
+  EXPECT_EQ(basic_auth("a", ""), "Basic YTo=");
+  EXPECT_EQ(basic_auth("ab", "c"), "Basic YWI6Yw==");
 }
 
 TEST(QueryEscape, GoRules) {

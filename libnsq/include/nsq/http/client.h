@@ -28,6 +28,19 @@ tl::expected<ClientResponse, std::string> get(const std::string& host, std::uint
                                               std::chrono::milliseconds request_timeout,
                                               std::size_t max_body = 5 * 1024 * 1024);
 
+// TLS for an https:// request. Only plain fields here: the OpenSSL state
+// lives in src/http/client_tls.cc, so this header stays light.
+struct ClientTls {
+  bool enable = false;
+  // The name sent as SNI (not for IP literals, as Go) and checked against
+  // the certificate; empty means the request's host.
+  std::string server_name;
+  bool insecure_skip_verify = false;  // accept any certificate (Go's InsecureSkipVerify)
+  std::string root_ca_file;           // PEM roots; empty means the system's
+  std::string cert_file;              // client certificate (PEM), with key_file
+  std::string key_file;
+};
+
 // One request of any method (nsq_to_http's GET/POST, tools asking nsqd or
 // lookupd). Sent as HTTP/1.1 with `Host` (host:port), `Content-Length` (when
 // there is a body or the method is POST/PUT) and `Connection: close`, plus
@@ -45,27 +58,40 @@ struct ClientRequest {
   std::chrono::milliseconds connect_timeout{2000};  // the TCP connect
   std::chrono::milliseconds request_timeout{5000};  // the whole exchange, connect included
   std::size_t max_body = 5 * 1024 * 1024;           // a larger response body is an error
+  ClientTls tls;  // tls.enable: the exchange runs over TLS (handshake inside the timeouts)
 };
 
 // Errors are texts such as "connect 127.0.0.1:80: Connection refused",
-// "read 127.0.0.1:80: i/o timeout", "malformed HTTP response from ...".
+// "read 127.0.0.1:80: i/o timeout", "malformed HTTP response from ...";
+// over TLS also "TLS handshake with 127.0.0.1:443: certificate verify
+// failed: ..." or "tls: client certificate ...: ...".
 tl::expected<ClientResponse, std::string> request(const ClientRequest& request);
 
-// The parts of an absolute http:// URL that a request needs.
+// The parts of an absolute http:// or https:// URL that a request needs.
 struct Url {
-  std::string authority;  // "host[:port]" as written: Go's Host header
+  bool https = false;     // scheme https: the request needs ClientTls::enable
+  std::string authority;  // "host[:port]" as written, without user info: Go's Host header
   std::string host;       // without brackets for IPv6
-  std::uint16_t port = 80;
+  std::uint16_t port = 80;   // 443 when https and none written
   std::string target = "/";  // path (as written, "/" if empty) and "?query"; no fragment
+  // "user:password@" as written, percent-decoded; Go sends them as
+  // `Authorization: Basic ...` where it proxies (nsqadmin's graphite).
+  bool has_user_info = false;
+  std::string username;
+  std::string password;
 };
 
-// Parses "http://host[:port][/path][?query][#fragment]" (scheme in any
-// case). Errors: not http (e.g. `unsupported protocol scheme "https"`), no
-// host, a bad port, user info (not supported).
+// Parses "http[s]://[user[:password]@]host[:port][/path][?query][#fragment]"
+// (scheme in any case). Errors: another scheme (e.g. `unsupported protocol
+// scheme "ftp"`), no host, a bad port, a bad escape in the user info.
 tl::expected<Url, std::string> parse_url(std::string_view url);
 
 // Go's url.QueryEscape: letters, digits and "-_.~" kept, space as '+',
 // every other byte as %XX (upper-case hex).
 std::string query_escape(std::string_view text);
+
+// The value of an `Authorization` header for HTTP basic auth: "Basic " and
+// base64("user:password"), as Go's Request.SetBasicAuth.
+std::string basic_auth(std::string_view username, std::string_view password);
 
 }  // namespace nsq::http
