@@ -6,6 +6,11 @@ if(NSQ_SANITIZE STREQUAL "address")
   add_link_options(-fsanitize=address,undefined)
 elseif(NSQ_SANITIZE STREQUAL "thread")
   add_compile_options(-fsanitize=thread -fno-omit-frame-pointer)
+  # GCC warns (-Wtsan, an error under -Werror) that TSan does not model
+  # std::atomic_thread_fence, which Asio's handler completion uses. Asio's
+  # scheduler queues handlers under a mutex, which TSan does see, so the
+  # fences add no ordering TSan needs; a report inside Asio would say otherwise.
+  add_compile_options($<$<CXX_COMPILER_ID:GNU>:-Wno-tsan>)
   add_link_options(-fsanitize=thread)
 elseif(NOT NSQ_SANITIZE STREQUAL "")
   message(FATAL_ERROR "NSQ_SANITIZE must be '', 'address' or 'thread', not '${NSQ_SANITIZE}'")
