@@ -81,7 +81,7 @@ http::Request request(const std::string& method, const std::string& path,
 struct Admin {
   explicit Admin(Options o)
       : options(normalized(std::move(o))),
-        cluster(UpstreamTimeouts{1000ms, 3000ms}, nullptr),
+        cluster(UpstreamTimeouts{1000ms, 3000ms, {}}, nullptr),
         api(&options, &cluster, nullptr, nullptr) {}
   static Options normalized(Options o) {
     o.base_path = normalize_base_path(o.base_path);

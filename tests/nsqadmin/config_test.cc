@@ -66,7 +66,7 @@ http::Request request(const std::string& method, const std::string& path, const 
 struct InProcess {
   explicit InProcess(Options o)
       : options(std::move(o)),
-        cluster(UpstreamTimeouts{1000ms, 1000ms}, nullptr),
+        cluster(UpstreamTimeouts{1000ms, 1000ms, {}}, nullptr),
         api(&options, &cluster, nullptr, nullptr) {}
   http::Response call(const std::string& method, const std::string& path,
                       const std::string& body = "", const std::string& from = "127.0.0.1:999") {

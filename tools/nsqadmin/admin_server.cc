@@ -14,17 +14,12 @@ namespace {
 // fans out to the upstreams on threads of its own.
 constexpr int kWorkers = 8;
 
-std::chrono::milliseconds ms(std::chrono::nanoseconds d) {
-  return std::chrono::duration_cast<std::chrono::milliseconds>(d);
-}
-
 }  // namespace
 
 AdminServer::AdminServer(Options options, std::shared_ptr<spdlog::logger> log)
     : options_(std::move(options)), log_(std::move(log)) {
   options_.base_path = normalize_base_path(options_.base_path);
-  const UpstreamTimeouts timeouts{ms(options_.http_client_connect_timeout),
-                                  ms(options_.http_client_request_timeout)};
+  const UpstreamTimeouts timeouts = upstream_settings(options_);
   cluster_ = std::make_unique<ClusterInfo>(timeouts, log_);
   if (!options_.notification_http_endpoint.empty()) {
     notifier_ = std::make_unique<Notifier>(options_.notification_http_endpoint, timeouts, log_);

@@ -133,12 +133,7 @@ class Api::Handlers {
 
   bool graph_enabled() const { return !opts().graphite_url.empty(); }
 
-  UpstreamTimeouts timeouts() const {
-    using std::chrono::duration_cast;
-    using std::chrono::milliseconds;
-    return {duration_cast<milliseconds>(opts().http_client_connect_timeout),
-            duration_cast<milliseconds>(opts().http_client_request_timeout)};
-  }
+  UpstreamTimeouts timeouts() const { return upstream_settings(opts()); }
 
   // Go's graphiteHandler: the message rate of `target` over the last complete
   // statsd interval, from graphite's render API.

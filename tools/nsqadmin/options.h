@@ -52,10 +52,9 @@ struct Options {
   // (others get 403 FORBIDDEN); empty = from anywhere.
   std::string allow_config_from_cidr = "127.0.0.1/8";
 
-  // Go's TLS settings of its HTTP client, used there only for https:// URLs
-  // (nsqadmin asks lookupd and nsqd over http://). Checked at startup as Go
-  // checks them; our upstream client speaks plain HTTP, so an https://
-  // --graphite-url still fails per request (see README).
+  // Go's TLS settings of its HTTP client, used only for https:// URLs
+  // (nsqadmin asks lookupd and nsqd over http://; in practice an https://
+  // --graphite-url). Checked at startup as Go checks them.
   bool http_client_tls_insecure_skip_verify = false;
   std::string http_client_tls_root_ca_file;
   std::string http_client_tls_cert;

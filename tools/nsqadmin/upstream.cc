@@ -3,9 +3,20 @@
 #include "nsq/flags/go_strconv.h"
 #include "nsq/http/client.h"
 #include "nsq/http/message.h"
+#include "options.h"
 
 namespace nsq::admin {
 namespace {
+
+// The URL with its password as "***" (Go's URL.Redacted), for errors and logs.
+std::string redacted(const std::string& url, const http::Url& parsed) {
+  if (!parsed.has_user_info || parsed.password.empty()) return url;
+  auto scheme_end = url.find("://");
+  auto at = url.find('@', scheme_end + 3);
+  auto colon = url.find(':', scheme_end + 3);
+  if (at == std::string::npos || colon == std::string::npos || colon > at) return url;
+  return url.substr(0, colon + 1) + "***" + url.substr(at);
+}
 
 tl::expected<http::ClientResponse, std::string> send(const std::string& method,
                                                      const std::string& url, std::string body,
@@ -15,6 +26,13 @@ tl::expected<http::ClientResponse, std::string> send(const std::string& method,
   auto parsed = http::parse_url(url);
   if (!parsed) return tl::unexpected("parse \"" + url + "\": " + parsed.error());
   http::ClientRequest req;
+  if (parsed->https) {
+    req.tls = timeouts.tls;
+    req.tls.enable = true;
+  }
+  if (parsed->has_user_info) {
+    headers.emplace_back("Authorization", http::basic_auth(parsed->username, parsed->password));
+  }
   req.method = method;
   req.host = parsed->host;
   req.port = parsed->port;
@@ -25,7 +43,7 @@ tl::expected<http::ClientResponse, std::string> send(const std::string& method,
   req.connect_timeout = timeouts.connect;
   req.request_timeout = timeouts.request;
   auto resp = http::request(req);
-  if (!resp) return tl::unexpected(verb + " \"" + url + "\": " + resp.error());
+  if (!resp) return tl::unexpected(verb + " \"" + redacted(url, *parsed) + "\": " + resp.error());
   return resp;
 }
 
@@ -44,6 +62,22 @@ tl::expected<std::string, std::string> v1(const std::string& method, const std::
 }
 
 }  // namespace
+
+UpstreamTimeouts upstream_settings(const Options& options) {
+  using std::chrono::duration_cast;
+  using std::chrono::milliseconds;
+  UpstreamTimeouts out;
+  out.connect = duration_cast<milliseconds>(options.http_client_connect_timeout);
+  out.request = duration_cast<milliseconds>(options.http_client_request_timeout);
+  out.tls.insecure_skip_verify = options.http_client_tls_insecure_skip_verify;
+  out.tls.root_ca_file = options.http_client_tls_root_ca_file;
+  // Go loads the pair only when both are given (startup checks them).
+  if (!options.http_client_tls_cert.empty() && !options.http_client_tls_key.empty()) {
+    out.tls.cert_file = options.http_client_tls_cert;
+    out.tls.key_file = options.http_client_tls_key;
+  }
+  return out;
+}
 
 tl::expected<http::ClientResponse, std::string> get_raw(const std::string& url,
                                                         const UpstreamTimeouts& timeouts) {
