@@ -74,7 +74,12 @@ tl::expected<void, std::string> HttpPublisher::publish(const std::string& addres
   request.host = url->host;
   request.port = url->port;
   request.target = url->target;
+  // https:// and user:password@ as Go's default client: system roots, basic auth.
+  request.tls.enable = url->https;
   request.headers = headers_;
+  if (url->has_user_info) {
+    request.headers.emplace_back("Authorization", http::basic_auth(url->username, url->password));
+  }
   // Go's Host header is the URL's authority as written ("h", not "h:80").
   request.headers.emplace(request.headers.begin(), "Host", url->authority);
   if (post_) request.body = body;
