@@ -193,7 +193,9 @@ TEST_F(NsqadminServerTest, DevStaticDirServesFilesFromDisk) {
     EXPECT_EQ(r->status, 404) << missing;
   }
   // The embedded bundle is not what is served.
-  if (auto embedded = find_asset("app.js")) EXPECT_NE(js->body, std::string(embedded->data));
+  if (auto embedded = find_asset("app.js")) {
+    EXPECT_NE(js->body, std::string(embedded->data));
+  }
   server.stop();
 }
 
