@@ -5,6 +5,8 @@
 #include <openssl/ssl.h>
 #include <openssl/x509v3.h>
 #include <poll.h>
+#include <pthread.h>
+#include <signal.h>
 
 #include <cerrno>
 #include <cstring>
@@ -35,6 +37,42 @@ bool is_ip_literal(const std::string& host) {
   return ::inet_pton(AF_INET, host.c_str(), addr) == 1 ||
          ::inet_pton(AF_INET6, host.c_str(), addr) == 1;
 }
+
+// OpenSSL writes to the socket with write(), which has no MSG_NOSIGNAL: a
+// peer closing mid-request would raise SIGPIPE and kill a program that does
+// not ignore it (a library must not require that). While alive, this blocks
+// SIGPIPE on the calling thread and then discards one raised meanwhile, so
+// the write fails with EPIPE instead.
+class SigpipeBlock {
+ public:
+  SigpipeBlock() {
+    sigemptyset(&pipe_);
+    sigaddset(&pipe_, SIGPIPE);
+    sigset_t pending;
+    sigpending(&pending);
+    was_pending_ = sigismember(&pending, SIGPIPE) == 1;
+    pthread_sigmask(SIG_BLOCK, &pipe_, &old_);
+  }
+  ~SigpipeBlock() {
+    if (!was_pending_) {
+      sigset_t pending;
+      sigpending(&pending);
+      if (sigismember(&pending, SIGPIPE) == 1) {
+        const timespec zero{0, 0};
+        while (sigtimedwait(&pipe_, nullptr, &zero) == -1 && errno == EINTR) {
+        }
+      }
+    }
+    pthread_sigmask(SIG_SETMASK, &old_, nullptr);
+  }
+  SigpipeBlock(const SigpipeBlock&) = delete;
+  SigpipeBlock& operator=(const SigpipeBlock&) = delete;
+
+ private:
+  sigset_t pipe_;
+  sigset_t old_;
+  bool was_pending_ = false;
+};
 
 }  // namespace
 
@@ -125,6 +163,7 @@ tl::expected<TlsSession, std::string> TlsSession::handshake(int fd, const Client
   }
   SSL_set_fd(ssl, fd);
 
+  SigpipeBlock no_sigpipe;
   for (;;) {
     int rc = SSL_connect(ssl);
     if (rc == 1) break;
@@ -145,6 +184,7 @@ tl::expected<TlsSession, std::string> TlsSession::handshake(int fd, const Client
 tl::expected<void, std::string> TlsSession::send_all(std::string_view data,
                                                      Clock::time_point deadline) {
   ERR_clear_error();
+  SigpipeBlock no_sigpipe;
   while (!data.empty()) {
     int n = SSL_write(state_->ssl.get(), data.data(), static_cast<int>(data.size()));
     if (n > 0) {

@@ -3,6 +3,7 @@
 // verified, untrusted, wrong name, skip-verify, client certificates, timeout.
 
 #include <arpa/inet.h>
+#include <signal.h>
 #include <gtest/gtest.h>
 #include <netinet/in.h>
 #include <sys/socket.h>
@@ -156,6 +157,33 @@ TEST_F(HttpsClient, BadRootCaFileIsAnError) {
   auto resp = request(req);
   ASSERT_FALSE(resp);
   EXPECT_NE(resp.error().find("tls: root CA file"), std::string::npos) << resp.error();
+}
+
+// The server refuses the body after a few MiB and closes while the client is
+// still writing: the client's write fails with EPIPE. OpenSSL writes with
+// write(), so without the client's own SIGPIPE handling this test process
+// (default disposition, as a library user's) would be killed.
+TEST_F(HttpsClient, ServerClosingMidRequestIsAnErrorNotSigpipe) {
+  ASSERT_EQ(signal(SIGPIPE, SIG_DFL), SIG_DFL) << "the test needs SIGPIPE's default action";
+  ServerOptions options;
+  options.max_body_size = 1024;
+  auto ctx = std::make_shared<ssl::context>(ssl::context::tls_server);
+  ctx->use_certificate_chain_file(pki_.server_cert());
+  ctx->use_private_key_file(pki_.server_key(), ssl::context::pem);
+  options.tls = ctx;
+  server_ = std::make_unique<Server>(options, [](Request, ReplyFn reply) { reply(Response{}); });
+  ASSERT_EQ(server_->listen("127.0.0.1:0"), "");
+  server_->start();
+  auto req = https_request();
+  req.method = "POST";
+  req.body = std::string(64 * 1024 * 1024, 'b');
+  auto resp = request(req);
+  // Either the server's early 413 is read, or the write fails; never a signal.
+  if (resp) {
+    EXPECT_EQ(resp->status, 413);
+  } else {
+    EXPECT_NE(resp.error().find("write"), std::string::npos) << resp.error();
+  }
 }
 
 // A listener that never accepts: the kernel completes the TCP handshake, the
