@@ -26,7 +26,7 @@ NSQ_BUILD_DIR="$root/build" bash "$root/scripts/build.sh" -DNSQ_WERROR=ON
 sanitize_skip_tools="nsq_bench;nsq_tail;nsq_to_file;nsq_stat;to_nsq;nsq_to_nsq;nsq_to_http;nsqadmin"
 sanitize_skip_tests="unit/nsq;unit/http;unit/lookupd;unit/tools;client;durability;tools;conformance;install;fuzz;soak"
 asan_targets=(nsqd diskqueue_test nsqd_core_test nsqd_integration_test)
-tsan_targets=(diskqueue_test)
+tsan_targets=(diskqueue_test nsqd_core_test)
 for kind in address thread; do
   dir="$root/build-$([ "$kind" = address ] && echo asan || echo tsan)"
   cmake -S "$root" -B "$dir" -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo \
