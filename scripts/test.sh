@@ -17,7 +17,7 @@ NSQ_BUILD_DIR="$root/build" bash "$root/scripts/build.sh" -DNSQ_WERROR=ON
 (cd "$root/build" && ctest --output-on-failure -L soak --timeout 600)  # 2-minute soak, alone
 
 # Sanitizers (issue 8): tests built once more with ASan+UBSan, then with TSan,
-# the nsqd/nsqlookupd they spawn too. Any report, in a test or in a server it
+# the nsqd they spawn too. Any report, in a test or in a server it
 # spawned, fails CI (scripts/sanitizers/ctest.sh). Each sanitized tree is a
 # long build whenever the cache is cold, so each runs the listed targets only:
 # the disk queue, the broker core (worker pool, topics, channels) and, under
