@@ -20,13 +20,13 @@ NSQ_BUILD_DIR="$root/build" bash "$root/scripts/build.sh" -DNSQ_WERROR=ON
 # the nsqd they spawn too. Any report, in a test or in a server it
 # spawned, fails CI (scripts/sanitizers/ctest.sh). Each sanitized tree is a
 # long build whenever the cache is cold, so each runs the listed targets only:
-# the disk queue, the broker core (worker pool, topics, channels) and, under
-# ASan, nsqd's protocol tests over real sockets. Test executables of the kept
+# the disk queue, the broker core (worker pool, topics, channels) and nsqd's
+# protocol tests over real sockets (nsqd's I/O threads). Test executables of the kept
 # folders that are not listed register as <name>_NOT_BUILT and are left out.
 sanitize_skip_tools="nsq_bench;nsq_tail;nsq_to_file;nsq_stat;to_nsq;nsq_to_nsq;nsq_to_http;nsqadmin"
 sanitize_skip_tests="unit/nsq;unit/http;unit/lookupd;unit/tools;client;durability;tools;conformance;install;fuzz;soak"
 asan_targets=(nsqd diskqueue_test nsqd_core_test nsqd_integration_test)
-tsan_targets=(diskqueue_test nsqd_core_test)
+tsan_targets=(nsqd diskqueue_test nsqd_core_test nsqd_integration_test)
 for kind in address thread; do
   dir="$root/build-$([ "$kind" = address ] && echo asan || echo tsan)"
   cmake -S "$root" -B "$dir" -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo \
