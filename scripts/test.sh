@@ -17,16 +17,20 @@ NSQ_BUILD_DIR="$root/build" bash "$root/scripts/build.sh" -DNSQ_WERROR=ON
 (cd "$root/build" && ctest --output-on-failure -L soak --timeout 600)  # 2-minute soak, alone
 
 # Sanitizers (issue 8): tests built once more with ASan+UBSan, then with TSan,
-# the nsqd they spawn too. Any report, in a test or in a server it
-# spawned, fails CI (scripts/sanitizers/ctest.sh). Each sanitized tree is a
-# long build whenever the cache is cold, so each runs the listed targets only:
-# the disk queue, the broker core (worker pool, topics, channels) and nsqd's
-# protocol tests over real sockets (nsqd's I/O threads). Test executables of the kept
-# folders that are not listed register as <name>_NOT_BUILT and are left out.
+# with the nsqd/nsqlookupd they spawn. Any report, in a test or in a server it
+# spawned, fails CI (scripts/sanitizers/ctest.sh). A sanitized tree is a long
+# build whenever the cache is cold, so each stage lists its targets: ASan+UBSan
+# the unit and integration tests of libdiskqueue, libnsq (wire, codecs, HTTP),
+# nsqd and nsqlookupd; TSan the threaded ones (disk queue, broker core, HTTP
+# server, nsqd and nsqlookupd under their integration tests). Test executables
+# of the kept folders that are not listed register as <name>_NOT_BUILT.
 sanitize_skip_tools="nsq_bench;nsq_tail;nsq_to_file;nsq_stat;to_nsq;nsq_to_nsq;nsq_to_http;nsqadmin"
-sanitize_skip_tests="unit/nsq;unit/http;unit/lookupd;unit/tools;client;durability;tools;conformance;install;fuzz;soak"
-asan_targets=(nsqd diskqueue_test nsqd_core_test nsqd_integration_test)
-tsan_targets=(nsqd diskqueue_test nsqd_core_test nsqd_integration_test)
+sanitize_skip_tests="unit/tools;client;durability;tools;conformance;install;fuzz;soak"
+asan_targets=(nsqd nsqlookupd diskqueue_test nsqd_core_test nsqd_integration_test nsq_unit_test
+  http_server_test http_client_test http_response_reader_test lookupd_test lookupd_integration_test
+  nsqd_options_test nsqd_stats_test nsqd_auth_test nsqd_command_line_test nsqd_http_integration_test)
+tsan_targets=(nsqd nsqlookupd diskqueue_test nsqd_core_test nsqd_integration_test http_server_test
+  lookupd_test lookupd_integration_test nsqd_http_integration_test)
 for kind in address thread; do
   dir="$root/build-$([ "$kind" = address ] && echo asan || echo tsan)"
   cmake -S "$root" -B "$dir" -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo \
