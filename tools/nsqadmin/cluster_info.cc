@@ -65,57 +65,42 @@ void ClusterInfo::debug(const std::string& text) const {
 }
 
 Gathered<std::vector<std::string>> ClusterInfo::lookupd_topics(const Addresses& lookupds) const {
-  auto results = in_parallel(lookupds, [this](const std::string& addr) {
-    const std::string url = "http://" + addr + "/topics";
-    debug("CI: querying nsqlookupd " + url);
-    auto body = get_v1(url, timeouts_);
-    if (!body)
-      return tl::expected<std::vector<std::string>, std::string>(tl::unexpect, body.error());
-    return parse_string_array(*body, "topics");
-  });
-  Gathered<std::vector<std::string>> out;
-  std::set<std::string> topics;
-  for (auto& r : results) {
-    if (!r) {
-      out.errors.push_back(r.error());
-      continue;
-    }
-    topics.insert(r->begin(), r->end());
-  }
-  if (!lookupds.empty() && out.errors.size() == lookupds.size()) {
-    out.fatal = "Failed to query any nsqlookupd: " + join_errors(out.errors);
-    out.errors.clear();
-    return out;
-  }
-  out.value.assign(topics.begin(), topics.end());
-  return out;
+  return lookupd_name_union(lookupds, "/topics", "topics");
 }
 
 Gathered<std::vector<std::string>> ClusterInfo::lookupd_topic_channels(
     const std::string& topic, const Addresses& lookupds) const {
+  return lookupd_name_union(lookupds, "/channels?topic=" + q(topic), "channels");
+}
+
+// Every lookupd's answer to `target` (an object with the string array
+// `field`), merged: sorted, without repeats. Fatal only when none answered.
+Gathered<std::vector<std::string>> ClusterInfo::lookupd_name_union(const Addresses& lookupds,
+                                                                   const std::string& target,
+                                                                   const char* field) const {
   auto results = in_parallel(lookupds, [&](const std::string& addr) {
-    const std::string url = "http://" + addr + "/channels?topic=" + q(topic);
+    const std::string url = "http://" + addr + target;
     debug("CI: querying nsqlookupd " + url);
     auto body = get_v1(url, timeouts_);
     if (!body)
       return tl::expected<std::vector<std::string>, std::string>(tl::unexpect, body.error());
-    return parse_string_array(*body, "channels");
+    return parse_string_array(*body, field);
   });
   Gathered<std::vector<std::string>> out;
-  std::set<std::string> channels;
+  std::set<std::string> names;
   for (auto& r : results) {
     if (!r) {
       out.errors.push_back(r.error());
       continue;
     }
-    channels.insert(r->begin(), r->end());
+    names.insert(r->begin(), r->end());
   }
   if (!lookupds.empty() && out.errors.size() == lookupds.size()) {
     out.fatal = "Failed to query any nsqlookupd: " + join_errors(out.errors);
     out.errors.clear();
     return out;
   }
-  out.value.assign(channels.begin(), channels.end());
+  out.value.assign(names.begin(), names.end());
   return out;
 }
 

@@ -91,6 +91,9 @@ class ClusterInfo {
 
  private:
   void debug(const std::string& text) const;
+  Gathered<std::vector<std::string>> lookupd_name_union(const Addresses& lookupds,
+                                                        const std::string& target,
+                                                        const char* field) const;
   std::vector<std::string> post_all(const Addresses& addresses, const std::string& path_query,
                                     const char* kind) const;
 
