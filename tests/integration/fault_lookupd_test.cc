@@ -77,10 +77,10 @@ TEST_F(FaultLookupdTest, KilledAndRestartedUnderLoadNsqdServesAndReregisters) {
   // The next topic change makes nsqd reconnect, and the connect registers
   // every topic - including those created while lookupd was down.
   publish("lk_after", "y");
-  EXPECT_TRUE(eventually([&] { return registered(lhttp, "lk", port()); }, 10000ms));
-  EXPECT_TRUE(registered(lhttp, "lk_while_down", port()));
-  EXPECT_TRUE(registered(lhttp, "lk_after", port()));
-  EXPECT_TRUE(registered(lhttp, "lk_load", port()));
+  // The REGISTERs of one reconnect arrive one after another: wait for each.
+  for (const char* topic : {"lk", "lk_while_down", "lk_after", "lk_load"}) {
+    EXPECT_TRUE(eventually([&] { return registered(lhttp, topic, port()); }, 10000ms)) << topic;
+  }
 
   EXPECT_EQ(load.stop(), "") << "traffic during the lookupd outage";
   EXPECT_TRUE(nsqd_->alive());
