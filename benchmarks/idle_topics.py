@@ -3,12 +3,9 @@
 /topic/create then /channel/create), waits, then samples the nsqd
 process's CPU time (utime+stime from /proc/<pid>/stat) over a window.
 
-Usage: idle_topics.py --write-dat <path> <count>
-       idle_topics.py <pid> <http host:port> [count=10000] [settle=5] [window=30] [--preloaded]
---preloaded: the topics are already there (an nsqd.dat written by
-write_nsqd_dat(), loaded at startup): creating 10,000 over HTTP takes
-minutes, each creation rewriting nsqd.dat.
-Prints: RESULT idle_topics=N settle_s=.. window_s=.. cpu_s=.. cpu_pct_of_core=..
+Usage: idle_topics.py <pid> <http host:port> [count=10000] [settle=5] [window=30]
+Prints: RESULT idle_topics=N create_s=.. settle_s=.. window_s=.. cpu_s=.. cpu_pct_of_core=..
+(create_s: the time the 2 x N creation requests took, one after another).
 """
 import http.client
 import os
@@ -24,21 +21,7 @@ def cpu_seconds(pid):
     return (utime + stime) / os.sysconf("SC_CLK_TCK")
 
 
-def write_nsqd_dat(path, count):
-    """nsqd.dat (Go's format) with topics idle0..idle<count-1>, one channel each."""
-    topics = ",".join(
-        f'{{"name":"idle{i}","paused":false,"channels":[{{"name":"c","paused":false}}]}}'
-        for i in range(count))
-    with open(path, "w") as f:
-        f.write(f'{{"topics":[{topics}],"version":"1.3.0"}}')
-
-
 def main():
-    if sys.argv[1] == "--write-dat":
-        write_nsqd_dat(sys.argv[2], int(sys.argv[3]))
-        return
-    preloaded = "--preloaded" in sys.argv
-    sys.argv = [a for a in sys.argv if a != "--preloaded"]
     pid = int(sys.argv[1])
     host, port = sys.argv[2].rsplit(":", 1)
     count = int(sys.argv[3]) if len(sys.argv) > 3 else 10000
@@ -46,7 +29,7 @@ def main():
     window = float(sys.argv[5]) if len(sys.argv) > 5 else 30
     conn = http.client.HTTPConnection(host, int(port), timeout=30)
     t0 = time.monotonic()
-    for i in range(0 if preloaded else count):
+    for i in range(count):
         for path in (f"/topic/create?topic=idle{i}", f"/channel/create?topic=idle{i}&channel=c"):
             conn.request("POST", path)
             resp = conn.getresponse()

@@ -19,7 +19,6 @@ port=
 http=
 start_nsqd() {
   dir=$(mktemp -d)
-  [ -n "${preload:-}" ] && python3 "$here/idle_topics.py" --write-dat "$dir/nsqd.dat" "$preload"
   "$nsqd" --tcp-address=127.0.0.1:0 --http-address=127.0.0.1:0 --data-path="$dir" "$@" \
     2>"$dir/nsqd.log" &
   pid=$!
@@ -77,9 +76,9 @@ echo "== deadlines: DPUB, REQ and msg_timeout of 100 ms on fresh channels (50 ro
 python3 "$here/deadline_spread.py" 127.0.0.1:"$port" 50 100 | sed 's/^/    /'
 stop_nsqd
 
-preload=10000 start_nsqd
-echo "== idle: 10,000 topics with a channel each (loaded from nsqd.dat), 30 s window"
-python3 "$here/idle_topics.py" "$pid" 127.0.0.1:"$http" 10000 5 30 --preloaded | sed 's/^/    /'
+start_nsqd
+echo "== idle: 10,000 topics with a channel each (created over HTTP: create_s), 30 s window"
+python3 "$here/idle_topics.py" "$pid" 127.0.0.1:"$http" 10000 5 30 | sed 's/^/    /'
 echo "    nsqd RSS: $(awk '/VmRSS/ {print int($2/1024)}' "/proc/$pid/status") MiB"
 stop_nsqd KILL  # a clean exit syncs 20,000 disk queues' metadata: a minute
 

@@ -194,10 +194,24 @@ void Broker::schedule_metadata_save() {
     std::lock_guard lock(mu_);
     if (loading_ || closing_) return;
   }
-  if (metadata_save_pending_.exchange(true)) return;
+  {
+    std::lock_guard lock(save_state_mu_);
+    if (save_running_) {
+      save_again_ = true;
+      return;
+    }
+    save_running_ = true;
+  }
   disk_pool_->submit([this] {
-    metadata_save_pending_ = false;
-    save_metadata();
+    for (;;) {
+      save_metadata();
+      std::lock_guard lock(save_state_mu_);
+      if (!save_again_) {
+        save_running_ = false;
+        return;
+      }
+      save_again_ = false;
+    }
   });
 }
 

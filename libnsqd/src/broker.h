@@ -89,8 +89,14 @@ class Broker {
   bool loading_ = false;                                  // guarded by mu_
   std::atomic<ClientId> next_client_id_{0};
 
-  std::mutex metadata_mu_;         // serialises nsqd.dat writes
-  std::atomic<bool> metadata_save_pending_{false};
+  std::mutex metadata_mu_;  // serialises nsqd.dat writes
+  // At most one background save is queued or running; changes made while it
+  // runs set save_again_, and it saves once more. So a burst of creations
+  // costs a few saves, and never ties up more than one disk-pool thread
+  // (the HTTP handlers run on that pool too).
+  std::mutex save_state_mu_;
+  bool save_running_ = false;  // guarded by save_state_mu_
+  bool save_again_ = false;    // guarded by save_state_mu_
 
   mutable std::mutex hooks_mu_;
   LookupHooks hooks_;  // guarded by hooks_mu_

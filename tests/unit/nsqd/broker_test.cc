@@ -89,6 +89,22 @@ TEST_F(BrokerTest, CreatingTopicsAndChannelsSavesNsqdDat) {
   }));
 }
 
+// Creations during a save are coalesced into one more save: the last one
+// must still land with everything.
+TEST_F(BrokerTest, ABurstOfCreationsEndsWithEveryTopicInNsqdDat) {
+  auto b = make_broker();
+  std::set<std::string> expected;
+  for (int i = 0; i < 300; ++i) {
+    std::string name = "burst" + std::to_string(i);
+    b->get_or_create_topic(name)->get_or_create_channel("c");
+    expected.insert(name);
+    expected.insert(name + ":c");
+  }
+  ASSERT_TRUE(eventually([&] {
+    return std::filesystem::exists(dat()) && saved_topology() == expected;
+  }));
+}
+
 TEST_F(BrokerTest, SaveAndLoadMetadataRoundTrip) {
   {
     auto b = make_broker();
