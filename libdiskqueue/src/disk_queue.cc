@@ -193,6 +193,7 @@ std::error_code DiskQueue::sync() {
 std::error_code DiskQueue::empty() { return control(OpKind::empty); }
 
 std::error_code DiskQueue::close() {
+  finish_async_puts();
   std::error_code ec = control(OpKind::close);
   SyncScheduler::TaskId ids[2];
   {
@@ -206,7 +207,10 @@ std::error_code DiskQueue::close() {
   return ec;
 }
 
-std::error_code DiskQueue::remove() { return control(OpKind::remove); }
+std::error_code DiskQueue::remove() {
+  finish_async_puts();
+  return control(OpKind::remove);
+}
 
 // Takes the writer role (ahead of new puts), finishes the puts appended so
 // far, fsync included for those that asked for it, then runs `kind` alone.

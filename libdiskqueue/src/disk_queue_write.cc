@@ -39,14 +39,19 @@ std::error_code DiskQueue::put(std::string_view record, Durability durability) {
   return put_batch(std::span<const std::string_view>(&record, 1), durability);
 }
 
-std::error_code DiskQueue::put_batch(std::span<const std::string_view> records,
-                                     Durability durability) {
+std::error_code DiskQueue::check_sizes(std::span<const std::string_view> records) const {
   for (std::string_view r : records) {
     auto size = static_cast<std::int64_t>(r.size());
     if (size < options_.min_msg_size || size > options_.max_msg_size) {
       return make_error_code(errc::invalid_size);
     }
   }
+  return {};
+}
+
+std::error_code DiskQueue::put_batch(std::span<const std::string_view> records,
+                                     Durability durability) {
+  if (auto ec = check_sizes(records)) return ec;
   if (records.empty()) return {};
   return append_and_wait(records, durability == Durability::fsync || options_.sync_every <= 1);
 }

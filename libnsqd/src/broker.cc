@@ -65,6 +65,8 @@ std::shared_ptr<diskqueue::DiskQueue> Broker::open_backend(const std::string& qu
   o.manual_read_commit = options_.sync_publish;
   o.sync_timeout = std::chrono::duration_cast<std::chrono::milliseconds>(options_.sync_timeout);
   o.scheduler = disk_syncs_;
+  // The pool outlives every put: publishing stops before the Broker dies.
+  o.executor = [pool = disk_pool_.get()](std::function<void()> job) { pool->submit(std::move(job)); };
   auto log = log_;
   o.logger = [log](diskqueue::LogLevel level, std::string_view line) {
     switch (level) {

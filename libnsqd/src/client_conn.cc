@@ -755,13 +755,12 @@ awaitable<bool> ClientConn::publish(std::string_view cmd, const std::string& top
       asio::steady_timer timer;
       bool done = false;
       std::error_code ec;
-      DiskWrites spill;
     };
     auto wait = std::make_shared<Wait>(socket_.get_executor());
-    wait->spill = std::move(spill);
-    auto executor = socket_.get_executor();
-    broker_.disk_pool().submit([wait, executor] {
-      std::error_code ec = perform_disk_writes(wait->spill);
+    // Without holding a disk thread while it waits: with --sync-publish,
+    // concurrent publishers share each fsync (DiskQueue::put_batch_async).
+    perform_disk_writes_async(std::move(spill), [wait, executor = socket_.get_executor()](
+                                                    std::error_code ec) {
       asio::post(executor, [wait, ec] {
         wait->ec = ec;
         wait->done = true;

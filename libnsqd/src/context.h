@@ -51,6 +51,11 @@ class PendingToken {
 // Performs the writes (blocking); returns the first error.
 std::error_code perform_disk_writes(DiskWrites& writes);
 
+// Performs the writes without blocking the caller (DiskQueue::put_batch_async):
+// each write's `done`, then `done` with the first error, run on a disk-pool
+// thread once every write finished.
+void perform_disk_writes_async(DiskWrites writes, std::function<void(std::error_code)> done);
+
 // What topics and channels share, owned by the Broker and outliving them all.
 struct QueueContext {
   const Options& options;

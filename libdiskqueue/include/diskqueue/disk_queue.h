@@ -89,8 +89,15 @@ struct Options {
   // Runs the timed syncs; several queues should share one. Null: the queue
   // starts a scheduler of its own.
   std::shared_ptr<SyncScheduler> scheduler;
+  // Runs the writes of put_batch_async (e.g. a thread pool's submit). Every
+  // job handed to it must run, and not wait for other such jobs. Null:
+  // put_batch_async writes on the calling thread.
+  std::function<void(std::function<void()>)> executor;
   Logger logger;
 };
+
+// Called once with the outcome of put_batch_async.
+using PutCallback = std::function<void(std::error_code)>;
 
 // A persistent FIFO of byte records, file-compatible with NSQ's go-diskqueue:
 // segments of [4-byte big-endian length][payload] records plus a three-line
@@ -124,6 +131,18 @@ class DiskQueue {
   // records before the failing one may be stored (as NSQ's MPUB does).
   std::error_code put_batch(std::span<const std::string_view> records,
                             Durability durability = Durability::written);
+
+  // put_batch without waiting: takes the records and returns at once; `done`
+  // runs exactly once, on an executor thread, with what put_batch would have
+  // returned. Puts that arrive while a group is being written and fsynced go
+  // together into the next group, written by one executor job, so a crowd of
+  // single-record publishers shares each fsync without holding a thread each.
+  // A durable group waits briefly (at most half the last group's time, and
+  // 1 ms) until as many puts arrived as the recent groups carried. Invalid
+  // sizes and a closed queue are refused here: the error is returned and
+  // `done` is not called.
+  std::error_code put_batch_async(std::vector<std::string> records, Durability durability,
+                                  PutCallback done);
 
   // The next record, or nullopt when the queue is empty or closed. Corrupt
   // data is never returned: the segment holding it is renamed *.bad and
@@ -200,6 +219,16 @@ class DiskQueue {
 
   explicit DiskQueue(Options options);
   std::error_code recover();
+  std::error_code check_sizes(std::span<const std::string_view> records) const;
+
+  // put_batch_async (disk_queue_async.cc): the puts waiting for the next
+  // group, and the executor job that writes groups until none is left.
+  struct AsyncPut {
+    std::vector<std::string> records;
+    PutCallback done;
+  };
+  void run_async_puts();
+  void finish_async_puts();  // refuses new ones, waits for the job to end
   void delete_orphans_behind(std::int64_t file_num) const;
 
   // Group commit (disk_queue_write.cc). Two roles, each held by at most one
@@ -297,6 +326,17 @@ class DiskQueue {
   std::int64_t durable_arrivals_ = 0;           // durable callers appended since then
   std::chrono::microseconds last_fsync_time_{0};
   std::string spare_;                           // a written batch's buffer, for reuse
+
+  // put_batch_async; guarded by async_mu_, never held with the other locks.
+  std::mutex async_mu_;
+  std::condition_variable async_cv_;   // arrivals while gathering; the job's end
+  std::vector<AsyncPut> async_pending_;
+  bool async_durable_ = false;         // a pending put asked for an fsync
+  bool async_running_ = false;         // a job is queued or running
+  bool async_gathering_ = false;
+  bool async_closed_ = false;
+  std::size_t async_last_group_ = 0;   // puts in the recent largest durable group (decays)
+  std::chrono::microseconds async_last_time_{0};  // and how long it took
 
   int read_waiters_ = 0;                // guarded by mu_
   std::condition_variable readable_cv_;

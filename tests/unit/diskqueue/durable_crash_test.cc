@@ -5,6 +5,7 @@
 
 #include <csignal>
 #include <cstring>
+#include <future>
 #include <random>
 #include <set>
 #include <sys/wait.h>
@@ -13,6 +14,7 @@
 
 #include "diskqueue/disk_queue.h"
 #include "testutil/temp_dir.h"
+#include "thread_executor.h"
 
 namespace nsq::diskqueue {
 namespace {
@@ -65,7 +67,8 @@ void kill_and_reap(pid_t pid) {
 // 8 threads in the child put durably (queue default sync_every, so only
 // Durability::fsync makes them wait for the disk) and report each
 // acknowledged id; the parent kills the child after a random number of acks.
-void durable_put_round(std::uint32_t seed) {
+// async: put_batch_async, each thread waiting for its callback.
+void durable_put_round(std::uint32_t seed, bool async) {
   TempDir dir;
   int fds[2];
   ASSERT_EQ(::pipe(fds), 0);
@@ -74,14 +77,27 @@ void durable_put_round(std::uint32_t seed) {
   ASSERT_GE(pid, 0);
   if (pid == 0) {
     ::close(fds[0]);
-    auto q = DiskQueue::open(options(dir, false));
+    testing::ThreadExecutor pool(2);
+    Options o = options(dir, false);
+    if (async) o.executor = pool.executor();
+    auto q = DiskQueue::open(std::move(o));
     if (!q) ::_exit(3);
+    auto put = [&](std::uint32_t id) {
+      if (!async) return (*q)->put(record_for(id), Durability::fsync);
+      std::promise<std::error_code> acked;
+      std::vector<std::string> records{record_for(id)};
+      if (auto ec = (*q)->put_batch_async(std::move(records), Durability::fsync,
+                                          [&](std::error_code e) { acked.set_value(e); })) {
+        return ec;
+      }
+      return acked.get_future().get();
+    };
     std::vector<std::thread> threads;
     for (std::uint32_t t = 0; t < kThreads; ++t) {
       threads.emplace_back([&, t] {
         for (std::uint32_t i = 0;; ++i) {
           std::uint32_t id = (t << 24) | i;
-          if ((*q)->put(record_for(id), Durability::fsync)) ::_exit(4);
+          if (put(id)) ::_exit(4);
           // 4-byte pipe writes are atomic: reports never interleave.
           if (::write(fds[1], &id, sizeof id) != sizeof id) ::_exit(5);
         }
@@ -128,7 +144,11 @@ void durable_put_round(std::uint32_t seed) {
 }
 
 TEST(DurableCrash, SigkillLosesNoDurablyAcknowledgedPut) {
-  for (std::uint32_t round = 0; round < 6; ++round) durable_put_round(round * 7919 + 1);
+  for (std::uint32_t round = 0; round < 6; ++round) durable_put_round(round * 7919 + 1, false);
+}
+
+TEST(DurableCrash, SigkillLosesNoDurablyAcknowledgedAsyncPut) {
+  for (std::uint32_t round = 0; round < 6; ++round) durable_put_round(round * 7919 + 5, true);
 }
 
 // Reports from the manual-commit child: kind in the top byte, index below.
