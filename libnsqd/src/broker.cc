@@ -16,16 +16,18 @@ std::filesystem::path data_dir(const Options& o) {
   return o.data_path.empty() ? std::filesystem::path(".") : std::filesystem::path(o.data_path);
 }
 
-// With --sync-publish every PUB holds a disk thread until its fsync: enough
-// threads that many publishers share each fsync (group commit).
+// With --sync-publish each topic's drain holds a disk thread until its
+// channels' fsyncs are done: room for many topics at once.
 int disk_threads(const Options& o) { return o.sync_publish ? 32 : 4; }
+// See WorkerPool: about a client round trip on loopback, with margin.
+constexpr std::chrono::microseconds kDiskPoolSpin{100};
 
 }  // namespace
 
 Broker::Broker(Options options, std::shared_ptr<spdlog::logger> log)
     : options_(std::move(options)),
       log_(std::move(log)),
-      disk_pool_(std::make_unique<WorkerPool>(disk_threads(options_))),
+      disk_pool_(std::make_unique<WorkerPool>(disk_threads(options_), kDiskPoolSpin)),
       deadlines_(std::make_unique<diskqueue::SyncScheduler>()),
       disk_syncs_(std::make_shared<diskqueue::SyncScheduler>()),
       ctx_{options_,

@@ -292,10 +292,16 @@ void HttpApi::publish(const std::string& topic_name, std::vector<std::string_vie
     reply(error(503, "EXITING"));
     return;
   }
-  // Already on a disk thread: write here, then answer.
-  std::error_code ec = perform_disk_writes(spill);
-  if (!spill.empty()) broker_.report_disk_result(ec);
-  reply(ec ? error(503, "EXITING") : ok_text("OK"));
+  if (spill.empty()) {
+    reply(ok_text("OK"));
+    return;
+  }
+  // Answered once the disk writes are done, without holding this thread
+  // meanwhile (with --sync-publish, concurrent /pub requests share fsyncs).
+  perform_disk_writes_async(std::move(spill), [broker = &broker_, reply](std::error_code ec) {
+    broker->report_disk_result(ec);
+    reply(ec ? error(503, "EXITING") : ok_text("OK"));
+  });
 }
 
 void HttpApi::do_pub(const Request& req, const Reply& reply) {

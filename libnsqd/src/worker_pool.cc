@@ -2,7 +2,7 @@
 
 namespace nsq::nsqd {
 
-WorkerPool::WorkerPool(int threads) {
+WorkerPool::WorkerPool(int threads, std::chrono::microseconds idle_spin) : idle_spin_(idle_spin) {
   for (int i = 0; i < threads; ++i) threads_.emplace_back([this] { run(); });
 }
 
@@ -19,6 +19,7 @@ void WorkerPool::submit(std::function<void()> job) {
   {
     std::lock_guard lock(mu_);
     jobs_.push_back(std::move(job));
+    queued_.store(jobs_.size(), std::memory_order_release);
   }
   cv_.notify_one();
 }
@@ -26,10 +27,21 @@ void WorkerPool::submit(std::function<void()> job) {
 void WorkerPool::run() {
   std::unique_lock lock(mu_);
   for (;;) {
+    if (jobs_.empty() && !stop_ && idle_spin_.count() > 0 && !spinning_.exchange(true)) {
+      lock.unlock();
+      auto until = std::chrono::steady_clock::now() + idle_spin_;
+      while (queued_.load(std::memory_order_acquire) == 0 &&
+             std::chrono::steady_clock::now() < until) {
+        std::this_thread::yield();
+      }
+      spinning_.store(false);
+      lock.lock();
+    }
     cv_.wait(lock, [&] { return stop_ || !jobs_.empty(); });
     if (jobs_.empty()) return;
     auto job = std::move(jobs_.front());
     jobs_.pop_front();
+    queued_.store(jobs_.size(), std::memory_order_release);
     lock.unlock();
     job();
     job = nullptr;  // what the job holds is released before the pool's lock is retaken

@@ -52,6 +52,29 @@ TEST(WorkerPool, RunsEverySubmittedJob) {
   EXPECT_EQ(done.load(), 1000);
 }
 
+// Jobs that come one at a time, each submitted by the previous one's
+// completion (a publisher's round trip), are all found by a spinning pool,
+// whether the spinner or a sleeping thread picks them up; and a pool idle
+// in its spin still stops.
+TEST(WorkerPool, IdleSpinFindsJobsSubmittedOneAtATime) {
+  for (auto spin : {std::chrono::microseconds(100), std::chrono::microseconds(20000)}) {
+    std::atomic<int> done{0};
+    {
+      WorkerPool pool(2, spin);
+      for (int i = 0; i < 300; ++i) {
+        Event ran;
+        pool.submit([&] {
+          ++done;
+          ran.set();
+        });
+        ASSERT_TRUE(ran.wait());
+        if (i % 50 == 0) std::this_thread::sleep_for(spin / 2);  // lands inside the spin
+      }
+    }
+    EXPECT_EQ(done.load(), 300);
+  }
+}
+
 TEST(WorkerPool, DestructorRunsWhatIsQueuedThenJoins) {
   std::atomic<int> done{0};
   Event release;
