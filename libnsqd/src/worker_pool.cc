@@ -2,7 +2,8 @@
 
 namespace nsq::nsqd {
 
-WorkerPool::WorkerPool(int threads, std::chrono::microseconds idle_spin) : idle_spin_(idle_spin) {
+WorkerPool::WorkerPool(int threads, std::chrono::microseconds idle_spin)
+    : idle_spin_(idle_spin), spin_worth_(idle_spin.count() > 0) {
   for (int i = 0; i < threads; ++i) threads_.emplace_back([this] { run(); });
 }
 
@@ -18,6 +19,13 @@ WorkerPool::~WorkerPool() {
 void WorkerPool::submit(std::function<void()> job) {
   {
     std::lock_guard lock(mu_);
+    // Spinning pays only while jobs come back about within the spin: judge
+    // by how long the queue sat empty before this one (with some slack, so
+    // one late client round trip does not switch it off).
+    if (jobs_.empty() && idle_spin_.count() > 0) {
+      spin_worth_.store(std::chrono::steady_clock::now() - idle_since_ < 2 * idle_spin_,
+                        std::memory_order_relaxed);
+    }
     jobs_.push_back(std::move(job));
     queued_.store(jobs_.size(), std::memory_order_release);
   }
@@ -27,7 +35,9 @@ void WorkerPool::submit(std::function<void()> job) {
 void WorkerPool::run() {
   std::unique_lock lock(mu_);
   for (;;) {
-    if (jobs_.empty() && !stop_ && idle_spin_.count() > 0 && !spinning_.exchange(true)) {
+    if (jobs_.empty()) idle_since_ = std::chrono::steady_clock::now();
+    if (jobs_.empty() && !stop_ && spin_worth_.load(std::memory_order_relaxed) &&
+        !spinning_.exchange(true)) {
       lock.unlock();
       auto until = std::chrono::steady_clock::now() + idle_spin_;
       while (queued_.load(std::memory_order_acquire) == 0 &&

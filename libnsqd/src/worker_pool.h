@@ -20,7 +20,9 @@ namespace nsq::nsqd {
 // the next one that long (yielding the core to anyone runnable) before it
 // sleeps: a publisher's next disk write usually comes one client round trip
 // later, and finding it this way skips waking a sleeping thread, which on a
-// busy machine is where a single PUB's tail latency went.
+// busy machine is where a single PUB's tail latency went. It stops spinning
+// while jobs come further apart than that (a slow publisher would pay a
+// spin per message for nothing).
 class WorkerPool {
  public:
   explicit WorkerPool(int threads, std::chrono::microseconds idle_spin = {});
@@ -44,6 +46,8 @@ class WorkerPool {
   const std::chrono::microseconds idle_spin_;
   std::atomic<std::size_t> queued_{0};  // jobs_.size(), readable without mu_
   std::atomic<bool> spinning_{false};   // a thread is looking before it sleeps
+  std::atomic<bool> spin_worth_{true};  // the last job came within idle_spin_
+  std::chrono::steady_clock::time_point idle_since_;  // guarded by mu_: queue last went empty
   std::vector<std::thread> threads_;
 };
 
