@@ -103,13 +103,13 @@ using PutCallback = std::function<void(std::error_code)>;
 // segments of [4-byte big-endian length][payload] records plus a three-line
 // text checkpoint (docs/diskqueue_format.md).
 //
-// Thread safety: put(), put_batch(), commit_read(), depth(), sync(), empty()
-// may be called from any number of threads at once; concurrent puts are
-// written with one write() per group and share fsyncs (group commit).
-// Reading (try_read, read_batch, try_read_record, read_records,
-// wait_readable, notify_when_readable) is for one consumer at a time: calls
-// are serialised, records come out in put order. Every call may block on
-// file I/O: keep it off event-loop threads.
+// Thread safety: put(), put_batch(), put_batch_async(), commit_read(),
+// depth(), sync(), empty() may be called from any number of threads at once;
+// concurrent puts are written with one write() per group and share fsyncs
+// (group commit). Reading (try_read, read_batch, try_read_record,
+// read_records, wait_readable, notify_when_readable) is for one consumer at a
+// time: calls are serialised, records come out in put order. Every call but
+// put_batch_async may block on file I/O: keep them off event-loop threads.
 class DiskQueue {
  public:
   // Opens (or creates, on first put) the queue in options.data_path,
