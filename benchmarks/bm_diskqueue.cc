@@ -11,11 +11,13 @@
 #include <chrono>
 #include <cstdlib>
 #include <filesystem>
+#include <future>
 #include <memory>
 #include <string>
 #include <thread>
 
 #include "diskqueue/disk_queue.h"
+#include "testutil/thread_executor.h"
 
 // Counts the fdatasync calls of this process (libdiskqueue is linked in
 // statically, so its calls bind to this definition), so group-commit
@@ -60,6 +62,7 @@ std::filesystem::path bench_dir() {
 
 struct Shared {
   std::filesystem::path dir;
+  nsq::testutil::ThreadExecutor pool{2};  // put_batch_async's writes (nsqd: its disk pool)
   std::unique_ptr<DiskQueue> queue;
 };
 Shared* g_shared = nullptr;  // set up once per run, before the threads start
@@ -72,6 +75,7 @@ void setup_queue(const benchmark::State& state) {
   o.data_path = g_shared->dir;
   o.max_msg_size = 1 << 20;
   o.sync_every = state.range(1);
+  o.executor = g_shared->pool.executor();
   g_shared->queue = std::move(*DiskQueue::open(o));
 }
 
@@ -105,6 +109,23 @@ void BM_PutDurable(benchmark::State& state) {
     if (g_shared->queue->put(record, nsq::diskqueue::Durability::fsync)) {
       state.SkipWithError("put failed");
     }
+  }
+  fsyncs.report(state);
+  state.SetItemsProcessed(state.iterations());
+  state.SetBytesProcessed(state.iterations() * state.range(0));
+}
+
+// args: record size. Like BM_PutDurable, but each thread is a publisher that
+// hands its record to put_batch_async and waits for the callback, as nsqd's
+// connections do with --sync-publish: nobody holds a thread in the queue.
+void BM_PutAsyncDurable(benchmark::State& state) {
+  std::string record(static_cast<std::size_t>(state.range(0)), 'x');
+  FsyncRate fsyncs(state);
+  for (auto _ : state) {
+    std::promise<std::error_code> acked;
+    auto ec = g_shared->queue->put_batch_async({record}, nsq::diskqueue::Durability::fsync,
+                                               [&](std::error_code e) { acked.set_value(e); });
+    if (ec || acked.get_future().get()) state.SkipWithError("put failed");
   }
   fsyncs.report(state);
   state.SetItemsProcessed(state.iterations());
@@ -222,6 +243,9 @@ BENCHMARK(BM_Put)->Apply(queue_args)->Setup(setup_queue)->Teardown(teardown_queu
 BENCHMARK(BM_PutDurable)->Args({100, 2500})->Args({1024, 2500})->ArgNames({"size", "sync_every"})
     ->Setup(setup_queue)->Teardown(teardown_queue)
     ->Threads(1)->Threads(4)->Threads(16)->UseRealTime();
+BENCHMARK(BM_PutAsyncDurable)->Args({100, 2500})->ArgNames({"size", "sync_every"})
+    ->Setup(setup_queue)->Teardown(teardown_queue)
+    ->Threads(1)->Threads(16)->UseRealTime();
 BENCHMARK(BM_PutRead)->Apply(queue_args)->Setup(setup_queue)->Teardown(teardown_queue)
     ->Threads(1)->Threads(16)->UseRealTime();
 

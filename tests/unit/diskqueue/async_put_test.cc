@@ -12,7 +12,7 @@
 #include "diskqueue/disk_queue.h"
 #include "diskqueue/errc.h"
 #include "testutil/temp_dir.h"
-#include "thread_executor.h"
+#include "testutil/thread_executor.h"
 
 namespace nsq::diskqueue {
 namespace {
@@ -65,7 +65,7 @@ std::vector<std::string> one(std::string r) { return {std::move(r)}; }
 
 TEST(AsyncPut, RecordsArriveInPutOrderAcrossSegments) {
   TempDir dir;
-  testing::ThreadExecutor pool(2);
+  testutil::ThreadExecutor pool(2);
   auto q = DiskQueue::open(options(dir, pool.executor()));
   ASSERT_TRUE(q);
   Completions done;
@@ -91,7 +91,7 @@ TEST(AsyncPut, ConcurrentDurablePublishersAllLandInOrder) {
   TempDir dir;
   constexpr int kPublishers = 16, kEach = 150;
   {
-    testing::ThreadExecutor pool(4);
+    testutil::ThreadExecutor pool(4);
     auto q = DiskQueue::open(options(dir, pool.executor()));
     ASSERT_TRUE(q);
     std::vector<std::thread> publishers;
@@ -126,7 +126,7 @@ TEST(AsyncPut, ConcurrentDurablePublishersAllLandInOrder) {
 
 TEST(AsyncPut, CloseFinishesPendingPutsThenRefusesNewOnes) {
   TempDir dir;
-  testing::ThreadExecutor pool(2);
+  testutil::ThreadExecutor pool(2);
   auto q = DiskQueue::open(options(dir, pool.executor()));
   ASSERT_TRUE(q);
   Completions done;
@@ -150,7 +150,7 @@ TEST(AsyncPut, CloseFinishesPendingPutsThenRefusesNewOnes) {
 
 TEST(AsyncPut, InvalidSizesAreRefusedAtOnceWithoutACallback) {
   TempDir dir;
-  testing::ThreadExecutor pool(1);
+  testutil::ThreadExecutor pool(1);
   auto q = DiskQueue::open(options(dir, pool.executor()));
   ASSERT_TRUE(q);
   Completions done;

@@ -14,7 +14,7 @@
 
 #include "diskqueue/disk_queue.h"
 #include "testutil/temp_dir.h"
-#include "thread_executor.h"
+#include "testutil/thread_executor.h"
 
 namespace nsq::diskqueue {
 namespace {
@@ -77,7 +77,7 @@ void durable_put_round(std::uint32_t seed, bool async) {
   ASSERT_GE(pid, 0);
   if (pid == 0) {
     ::close(fds[0]);
-    testing::ThreadExecutor pool(2);
+    testutil::ThreadExecutor pool(2);
     Options o = options(dir, false);
     if (async) o.executor = pool.executor();
     auto q = DiskQueue::open(std::move(o));

@@ -1,7 +1,7 @@
 #pragma once
 
 // A small thread pool standing in for the application's disk threads in
-// tests of DiskQueue::put_batch_async (Options::executor).
+// tests and benchmarks of DiskQueue::put_batch_async (Options::executor).
 #include <condition_variable>
 #include <deque>
 #include <functional>
@@ -9,7 +9,7 @@
 #include <thread>
 #include <vector>
 
-namespace nsq::diskqueue::testing {
+namespace nsq::testutil {
 
 class ThreadExecutor {
  public:
@@ -59,4 +59,4 @@ class ThreadExecutor {
   std::vector<std::thread> threads_;
 };
 
-}  // namespace nsq::diskqueue::testing
+}  // namespace nsq::testutil
