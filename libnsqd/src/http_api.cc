@@ -40,6 +40,16 @@ Response v1(int status, std::string body, std::string_view content_type = kText)
 
 Response ok_text(std::string body = {}) { return v1(200, std::move(body)); }
 Response ok_json(std::string body) { return v1(200, std::move(body), kJson); }
+
+// A Content-Length header above `limit` (answered before reading the body, as Go).
+bool declared_length_over(const Request& req, std::int64_t limit) {
+  auto len = req.header("content-length");
+  if (!len) return false;
+  std::int64_t n = 0;
+  auto [p, ec] = std::from_chars(len->data(), len->data() + len->size(), n);
+  return ec == std::errc() && n > limit;
+}
+
 Response error(int status, std::string_view message) {
   return v1(status, "{\"message\":\"" + std::string(message) + "\"}", kJson);
 }
@@ -304,15 +314,33 @@ void HttpApi::publish(const std::string& topic_name, std::vector<std::string_vie
   });
 }
 
+// The ?topic= of /pub and /mpub, created if new; nullopt once an error is replied.
+std::optional<std::string> HttpApi::publish_topic(const Request& req, const Reply& reply) {
+  if (req.bad_query) {
+    reply(error(400, "INVALID_REQUEST"));
+    return std::nullopt;
+  }
+  auto topic = req.query_value("topic");
+  if (!topic) {
+    reply(error(400, "MISSING_ARG_TOPIC"));
+    return std::nullopt;
+  }
+  if (!is_valid_topic_name(*topic)) {
+    reply(error(400, "INVALID_TOPIC"));
+    return std::nullopt;
+  }
+  if (!broker_.get_or_create_topic(*topic)) {
+    reply(error(503, "EXITING"));
+    return std::nullopt;
+  }
+  return topic;
+}
+
 void HttpApi::do_pub(const Request& req, const Reply& reply) {
   const Options& o = broker_.options();
-  if (auto len = req.header("content-length")) {
-    std::int64_t n = 0;
-    auto [p, ec] = std::from_chars(len->data(), len->data() + len->size(), n);
-    if (ec == std::errc() && n > o.max_msg_size) {
-      reply(error(413, "MSG_TOO_BIG"));
-      return;
-    }
+  if (declared_length_over(req, o.max_msg_size)) {
+    reply(error(413, "MSG_TOO_BIG"));
+    return;
   }
   if (req.body_too_big || static_cast<std::int64_t>(req.body.size()) > o.max_msg_size) {
     reply(error(413, "MSG_TOO_BIG"));
@@ -322,23 +350,8 @@ void HttpApi::do_pub(const Request& req, const Reply& reply) {
     reply(error(400, "MSG_EMPTY"));
     return;
   }
-  if (req.bad_query) {
-    reply(error(400, "INVALID_REQUEST"));
-    return;
-  }
-  auto topic = req.query_value("topic");
-  if (!topic) {
-    reply(error(400, "MISSING_ARG_TOPIC"));
-    return;
-  }
-  if (!is_valid_topic_name(*topic)) {
-    reply(error(400, "INVALID_TOPIC"));
-    return;
-  }
-  if (!broker_.get_or_create_topic(*topic)) {
-    reply(error(503, "EXITING"));
-    return;
-  }
+  auto topic = publish_topic(req, reply);
+  if (!topic) return;
   std::chrono::milliseconds defer{0};
   if (auto d = req.query_value("defer")) {
     std::int64_t v = 0;
@@ -358,31 +371,12 @@ void HttpApi::do_pub(const Request& req, const Reply& reply) {
 
 void HttpApi::do_mpub(const Request& req, const Reply& reply) {
   const Options& o = broker_.options();
-  if (auto len = req.header("content-length")) {
-    std::int64_t n = 0;
-    auto [p, ec] = std::from_chars(len->data(), len->data() + len->size(), n);
-    if (ec == std::errc() && n > o.max_body_size) {
-      reply(error(413, "BODY_TOO_BIG"));
-      return;
-    }
-  }
-  if (req.bad_query) {
-    reply(error(400, "INVALID_REQUEST"));
+  if (declared_length_over(req, o.max_body_size)) {
+    reply(error(413, "BODY_TOO_BIG"));
     return;
   }
-  auto topic = req.query_value("topic");
-  if (!topic) {
-    reply(error(400, "MISSING_ARG_TOPIC"));
-    return;
-  }
-  if (!is_valid_topic_name(*topic)) {
-    reply(error(400, "INVALID_TOPIC"));
-    return;
-  }
-  if (!broker_.get_or_create_topic(*topic)) {
-    reply(error(503, "EXITING"));
-    return;
-  }
+  auto topic = publish_topic(req, reply);
+  if (!topic) return;
   if (req.body_too_big || static_cast<std::int64_t>(req.body.size()) > o.max_body_size) {
     reply(error(413, "BODY_TOO_BIG"));
     return;

@@ -3,6 +3,7 @@
 #include <cstdint>
 #include <functional>
 #include <memory>
+#include <optional>
 #include <mutex>
 #include <string>
 #include <vector>
@@ -59,6 +60,7 @@ class HttpApi {
   void do_stats(const http::Request& req, const Reply& reply);
   void do_metrics(const http::Request& req, const Reply& reply);
   void do_pub(const http::Request& req, const Reply& reply);
+  std::optional<std::string> publish_topic(const http::Request& req, const Reply& reply);
   void do_mpub(const http::Request& req, const Reply& reply);
   void do_topic(const std::string& action, const http::Request& req, const Reply& reply);
   void do_channel(const std::string& action, const http::Request& req, const Reply& reply);
