@@ -870,23 +870,30 @@ std::optional<MessageId> checked_id(std::string_view cmd, bool state_ok, std::si
   return id;
 }
 
-std::string_view ack_reason(Channel::AckResult r) {
-  return r == Channel::AckResult::not_owner ? "client does not own message" : "ID not in flight";
+// E_FIN_FAILED, E_REQ_FAILED, E_TOUCH_FAILED: the channel refused the ack.
+ProtocolError ack_failed(std::string_view cmd, std::string_view id, Channel::AckResult r) {
+  std::string_view reason =
+      r == Channel::AckResult::not_owner ? "client does not own message" : "ID not in flight";
+  std::string c(cmd);
+  return ProtocolError{"E_" + c + "_FAILED",
+                       c + " " + std::string(id) + " failed " + std::string(reason), false};
 }
 
 }  // namespace
 
+// FIN, REQ and TOUCH: subscribed, or closing and draining what is in flight.
+bool ClientConn::can_ack() const {
+  return (state_ == State::subscribed || state_ == State::closing) && channel_;
+}
+
 bool ClientConn::cmd_fin(const Params& params) {
   std::optional<ProtocolError> error;
-  bool state_ok = (state_ == State::subscribed || state_ == State::closing) && channel_;
+  bool state_ok = can_ack();
   auto id = checked_id("FIN", state_ok, 1, params, error);
   if (!id) return send_error(*error);
   auto r = channel_->finish(id_, *id);
   if (r != Channel::AckResult::ok) {
-    return send_error(ProtocolError{"E_FIN_FAILED",
-                                    "FIN " + std::string(params[0]) + " failed " +
-                                        std::string(ack_reason(r)),
-                                    false});
+    return send_error(ack_failed("FIN", params[0], r));
   }
   finish_count_.fetch_add(1, std::memory_order_relaxed);
   pump_needed_ = true;
@@ -895,7 +902,7 @@ bool ClientConn::cmd_fin(const Params& params) {
 
 bool ClientConn::cmd_req(const Params& params) {
   std::optional<ProtocolError> error;
-  bool state_ok = (state_ == State::subscribed || state_ == State::closing) && channel_;
+  bool state_ok = can_ack();
   auto id = checked_id("REQ", state_ok, 2, params, error);
   if (!id) return send_error(*error);
   auto timeout = parse_decimal_digits(params[1]);
@@ -911,10 +918,7 @@ bool ClientConn::cmd_req(const Params& params) {
   auto r = channel_->requeue(id_, *id, delay, spill);
   submit_spill(std::move(spill));
   if (r != Channel::AckResult::ok) {
-    return send_error(ProtocolError{"E_REQ_FAILED",
-                                    "REQ " + std::string(params[0]) + " failed " +
-                                        std::string(ack_reason(r)),
-                                    false});
+    return send_error(ack_failed("REQ", params[0], r));
   }
   requeue_count_.fetch_add(1, std::memory_order_relaxed);
   pump_needed_ = true;
@@ -923,15 +927,12 @@ bool ClientConn::cmd_req(const Params& params) {
 
 bool ClientConn::cmd_touch(const Params& params) {
   std::optional<ProtocolError> error;
-  bool state_ok = (state_ == State::subscribed || state_ == State::closing) && channel_;
+  bool state_ok = can_ack();
   auto id = checked_id("TOUCH", state_ok, 1, params, error);
   if (!id) return send_error(*error);
   auto r = channel_->touch(id_, *id, std::chrono::milliseconds(settings_.msg_timeout_ms));
   if (r != Channel::AckResult::ok) {
-    return send_error(ProtocolError{"E_TOUCH_FAILED",
-                                    "TOUCH " + std::string(params[0]) + " failed " +
-                                        std::string(ack_reason(r)),
-                                    false});
+    return send_error(ack_failed("TOUCH", params[0], r));
   }
   return true;
 }

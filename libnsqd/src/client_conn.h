@@ -108,6 +108,7 @@ class ClientConn : public Subscriber, public std::enable_shared_from_this<Client
   boost::asio::awaitable<bool> cmd_sub(const Params& params);
   bool subscribe(const std::string& topic_name, const std::string& channel_name);
   bool cmd_rdy(const Params& params);
+  bool can_ack() const;
   bool cmd_fin(const Params& params);
   bool cmd_req(const Params& params);
   bool cmd_touch(const Params& params);
