@@ -23,15 +23,15 @@ constexpr std::chrono::microseconds kMaxGather{1000};
 
 std::error_code DiskQueue::put_batch_async(std::vector<std::string> records,
                                            Durability durability, PutCallback done) {
-  {
+  for (const std::string& r : records) {
+    if (!size_ok(r.size())) return make_error_code(errc::invalid_size);
+  }
+  if (!options_.executor) {
     std::vector<std::string_view> views(records.begin(), records.end());
-    if (auto ec = check_sizes(views)) return ec;
-    if (!options_.executor) {
-      std::error_code ec = put_batch(views, durability);
-      if (ec == make_error_code(errc::exiting)) return ec;
-      done(ec);
-      return {};
-    }
+    std::error_code ec = put_batch(views, durability);
+    if (ec == make_error_code(errc::exiting)) return ec;
+    done(ec);
+    return {};
   }
   bool start = false;
   {

@@ -39,19 +39,16 @@ std::error_code DiskQueue::put(std::string_view record, Durability durability) {
   return put_batch(std::span<const std::string_view>(&record, 1), durability);
 }
 
-std::error_code DiskQueue::check_sizes(std::span<const std::string_view> records) const {
-  for (std::string_view r : records) {
-    auto size = static_cast<std::int64_t>(r.size());
-    if (size < options_.min_msg_size || size > options_.max_msg_size) {
-      return make_error_code(errc::invalid_size);
-    }
-  }
-  return {};
+bool DiskQueue::size_ok(std::size_t record_size) const {
+  auto size = static_cast<std::int64_t>(record_size);
+  return size >= options_.min_msg_size && size <= options_.max_msg_size;
 }
 
 std::error_code DiskQueue::put_batch(std::span<const std::string_view> records,
                                      Durability durability) {
-  if (auto ec = check_sizes(records)) return ec;
+  for (std::string_view r : records) {
+    if (!size_ok(r.size())) return make_error_code(errc::invalid_size);
+  }
   if (records.empty()) return {};
   return append_and_wait(records, durability == Durability::fsync || options_.sync_every <= 1);
 }

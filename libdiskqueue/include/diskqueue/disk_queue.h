@@ -219,7 +219,7 @@ class DiskQueue {
 
   explicit DiskQueue(Options options);
   std::error_code recover();
-  std::error_code check_sizes(std::span<const std::string_view> records) const;
+  bool size_ok(std::size_t record_size) const;  // within [min_msg_size, max_msg_size]
 
   // put_batch_async (disk_queue_async.cc): the puts waiting for the next
   // group, and the executor job that writes groups until none is left.
