@@ -139,6 +139,10 @@ class Consumer::Impl : public Connection::Delegate, public std::enable_shared_fr
     if (started_.load()) wait_for(std::nullopt);
     poller_.stop();
     handlers_.join();
+    // The handlers of the timers begin_stop cancelled hold this Impl; dropped
+    // unrun by join(), they would live in io_ as long as io_ lives, that is
+    // as long as this Impl: a cycle that leaked the consumer (LSan).
+    io_.drain();
     io_.join();
   }
 
@@ -553,11 +557,13 @@ class Consumer::Impl : public Connection::Delegate, public std::enable_shared_fr
   bool backoff_timer_active_ = false;
   bool stopping_ = false;
   std::mt19937_64 rng_{std::random_device{}()};
-  std::vector<std::shared_ptr<boost::asio::steady_timer>> reconnect_timers_;
 
   HandlerPool handlers_;
   LookupdPoller poller_;
   IoThread io_;
+  // After io_: timers are destroyed before the io_context they use (declared
+  // before it, they outlived it: a use after free in ~Impl, seen by ASan).
+  std::vector<std::shared_ptr<boost::asio::steady_timer>> reconnect_timers_;  // I/O thread only
   boost::asio::steady_timer backoff_timer_;
   boost::asio::steady_timer redistribute_timer_;
   boost::asio::steady_timer stop_timer_;

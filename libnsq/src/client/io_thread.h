@@ -5,6 +5,7 @@
 #include <boost/asio/post.hpp>
 
 #include <cassert>
+#include <future>
 #include <thread>
 
 namespace nsq::client {
@@ -25,6 +26,17 @@ class IoThread {
   template <class F>
   void post(F&& f) {
     boost::asio::post(io_, std::forward<F>(f));
+  }
+
+  // Returns once the loop has run every handler queued before the call.
+  // A completion queued by a handler (a timer it cancelled) joins the queue
+  // only when that handler returns, possibly behind a first marker; the
+  // marker's own post lands behind it. Never called from the thread.
+  void drain() {
+    assert(!on_this_thread());
+    std::promise<void> done;
+    post([this, &done] { post([&done] { done.set_value(); }); });
+    done.get_future().wait();
   }
 
   // Stops the loop (queued handlers are dropped) and joins. Owners finish
