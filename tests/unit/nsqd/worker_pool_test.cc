@@ -16,14 +16,14 @@ namespace {
 
 using namespace std::chrono_literals;
 
-// A one-shot event with a bounded wait.
+// A one-shot event with a bounded wait. set() notifies under the lock: a
+// waiter may destroy the event as soon as it sees set_, and notifying after
+// unlocking touched a destroyed condition variable (TSan caught it).
 class Event {
  public:
   void set() {
-    {
-      std::lock_guard lock(mu_);
-      set_ = true;
-    }
+    std::lock_guard lock(mu_);
+    set_ = true;
     cv_.notify_all();
   }
   bool wait(std::chrono::milliseconds timeout = 5s) {
