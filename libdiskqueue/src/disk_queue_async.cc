@@ -2,10 +2,10 @@
 //
 // Callers only append to a list; one executor job at a time takes the whole
 // list and writes it as a single put_batch (one pwrite, and one fdatasync
-// when any of them is durable), then reports to each caller and goes on with
-// whatever arrived meanwhile. So the group written next is everything that
-// arrived during the previous write and fsync, and nobody sleeps on a thread
-// of their own: with many single-message publishers this is what lets one
+// when any of them is durable), then reports to each caller and queues the
+// next job for whatever arrived meanwhile. So the group written next is
+// everything that arrived during the previous write and fsync, and nobody
+// sleeps on a thread of their own: with many single-message publishers this is what lets one
 // fsync carry all of them (the blocking put needs a thread per publisher,
 // and as many thread wake-ups).
 #include <algorithm>
@@ -46,49 +46,57 @@ std::error_code DiskQueue::put_batch_async(std::vector<std::string> records,
   return {};
 }
 
-// The executor job: writes groups until no put is pending.
+// The executor job: writes one group, then leaves what arrived meanwhile to
+// a fresh job at the back of the executor's queue, so that a queue under
+// steady load never keeps an executor thread from other work (other queues,
+// and whatever else the application runs there).
 void DiskQueue::run_async_puts() {
   std::unique_lock lock(async_mu_);
-  for (;;) {
-    // Callers the last durable group released usually put again at once;
-    // without a short wait they would miss this group by a hair and ride the
-    // next, the crowd splitting into halves that take turns.
-    if (async_durable_ && async_pending_.size() < async_last_group_ && !async_closed_) {
-      auto wait = std::min(async_last_time_ / 2, kMaxGather);
-      async_gathering_ = true;
-      async_cv_.wait_for(lock, wait, [&] {
-        return async_pending_.size() >= async_last_group_ || async_closed_;
-      });
-      async_gathering_ = false;
-    }
-    if (async_pending_.empty()) {
-      async_running_ = false;
-      async_cv_.notify_all();
-      return;
-    }
-    std::vector<AsyncPut> group;
-    group.swap(async_pending_);
-    const bool durable = async_durable_;
-    const std::size_t members = group.size();
-    async_durable_ = false;
-    lock.unlock();
-
-    std::vector<std::string_view> views;
-    for (const AsyncPut& p : group) views.insert(views.end(), p.records.begin(), p.records.end());
-    auto started = std::chrono::steady_clock::now();
-    std::error_code ec = views.empty() ? std::error_code{} : append_and_wait(views, durable);
-    auto took = std::chrono::steady_clock::now() - started;
-    for (AsyncPut& p : group) p.done(ec);
-    group.clear();  // what the callbacks held is released before the lock is retaken
-
-    lock.lock();
-    if (durable) {
-      // The largest recent group, forgotten slowly: a group that missed a
-      // few late callers must not lower the bar for the next one.
-      async_last_group_ = std::max(members, async_last_group_ > 0 ? async_last_group_ - 1 : 0);
-      async_last_time_ = std::chrono::duration_cast<std::chrono::microseconds>(took);
-    }
+  // Callers the last durable group released usually put again at once;
+  // without a short wait they would miss this group by a hair and ride the
+  // next, the crowd splitting into halves that take turns.
+  if (async_durable_ && async_pending_.size() < async_last_group_ && !async_closed_) {
+    auto wait = std::min(async_last_time_ / 2, kMaxGather);
+    async_gathering_ = true;
+    async_cv_.wait_for(lock, wait, [&] {
+      return async_pending_.size() >= async_last_group_ || async_closed_;
+    });
+    async_gathering_ = false;
   }
+  if (async_pending_.empty()) {
+    async_running_ = false;
+    async_cv_.notify_all();
+    return;
+  }
+  std::vector<AsyncPut> group;
+  group.swap(async_pending_);
+  const bool durable = async_durable_;
+  const std::size_t members = group.size();
+  async_durable_ = false;
+  lock.unlock();
+
+  std::vector<std::string_view> views;
+  for (const AsyncPut& p : group) views.insert(views.end(), p.records.begin(), p.records.end());
+  auto started = std::chrono::steady_clock::now();
+  std::error_code ec = views.empty() ? std::error_code{} : append_and_wait(views, durable);
+  auto took = std::chrono::steady_clock::now() - started;
+  for (AsyncPut& p : group) p.done(ec);
+  group.clear();  // what the callbacks held is released before the lock is retaken
+
+  lock.lock();
+  if (durable) {
+    // The largest recent group, forgotten slowly: a group that missed a
+    // few late callers must not lower the bar for the next one.
+    async_last_group_ = std::max(members, async_last_group_ > 0 ? async_last_group_ - 1 : 0);
+    async_last_time_ = std::chrono::duration_cast<std::chrono::microseconds>(took);
+  }
+  if (async_pending_.empty()) {
+    async_running_ = false;
+    async_cv_.notify_all();
+    return;
+  }
+  lock.unlock();
+  options_.executor([this] { run_async_puts(); });
 }
 
 void DiskQueue::finish_async_puts() {

@@ -3,6 +3,7 @@
 
 #include <atomic>
 #include <condition_variable>
+#include <deque>
 #include <future>
 #include <mutex>
 #include <string>
@@ -122,6 +123,38 @@ TEST(AsyncPut, ConcurrentDurablePublishersAllLandInOrder) {
     ++next[p];
   }
   for (int p = 0; p < kPublishers; ++p) EXPECT_EQ(next[p], kEach);
+}
+
+// A queue that always has puts pending must not keep an executor thread for
+// good: each job writes one group and leaves the puts that arrived meanwhile
+// to a new job at the back of the executor's queue. Here the executor only
+// collects jobs and the test runs them one by one; each callback puts again,
+// as a publisher does once acknowledged.
+TEST(AsyncPut, EachJobWritesOneGroupAndQueuesTheNext) {
+  TempDir dir;
+  std::deque<std::function<void()>> jobs;
+  auto q = DiskQueue::open(options(dir, [&](std::function<void()> job) {
+    jobs.push_back(std::move(job));
+  }));
+  ASSERT_TRUE(q);
+  int acked = 0;
+  std::function<void(std::error_code)> again = [&](std::error_code ec) {
+    EXPECT_FALSE(ec);
+    if (++acked < 5) {
+      EXPECT_FALSE((*q)->put_batch_async(one("r" + std::to_string(acked)), Durability::written,
+                                         again));
+    }
+  };
+  ASSERT_FALSE((*q)->put_batch_async(one("r0"), Durability::written, again));
+  for (int group = 1; group <= 5; ++group) {
+    ASSERT_EQ(jobs.size(), 1u) << "before group " << group;
+    auto job = std::move(jobs.front());
+    jobs.pop_front();
+    job();
+    EXPECT_EQ(acked, group) << "one job wrote more than one group";
+  }
+  EXPECT_TRUE(jobs.empty());
+  EXPECT_EQ((*q)->depth(), 5);
 }
 
 TEST(AsyncPut, CloseFinishesPendingPutsThenRefusesNewOnes) {
