@@ -33,16 +33,19 @@ std::error_code DiskQueue::put_batch_async(std::vector<std::string> records,
     done(ec);
     return {};
   }
-  bool start = false;
+  std::function<void(std::function<void()>)> executor;
   {
     std::lock_guard lock(async_mu_);
     if (async_closed_) return make_error_code(errc::exiting);
     if (durability == Durability::fsync || options_.sync_every <= 1) async_durable_ = true;
     async_pending_.push_back(AsyncPut{std::move(records), std::move(done)});
     if (async_gathering_ && async_pending_.size() >= async_last_group_) async_cv_.notify_all();
-    if (!async_running_) start = async_running_ = true;
+    if (async_running_) return {};
+    async_running_ = true;
+    // A copy, taken under the lock: see run_async_puts.
+    executor = options_.executor;
   }
-  if (start) options_.executor([this] { run_async_puts(); });
+  executor([this] { run_async_puts(); });
   return {};
 }
 
@@ -95,8 +98,12 @@ void DiskQueue::run_async_puts() {
     async_cv_.notify_all();
     return;
   }
+  // Called through a copy: once queued, the next job may run, finish, and
+  // let close() return and the queue be destroyed before this call returns,
+  // so nothing of the queue may be touched from here on.
+  auto executor = options_.executor;
   lock.unlock();
-  options_.executor([this] { run_async_puts(); });
+  executor([this] { run_async_puts(); });
 }
 
 void DiskQueue::finish_async_puts() {
