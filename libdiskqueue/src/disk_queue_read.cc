@@ -149,7 +149,9 @@ DiskQueue::ReadStep DiskQueue::read_one(ReadRecord& out, std::int64_t& bad_file,
   std::lock_guard lock(mu_);
   if (generation_ != gen || read_file_num_ != rnum || read_pos_ != rpos) return ReadStep::retry;
   read_pos_ = rpos + 4 + len;
-  --depth_;
+  // A checkpoint that undercounted (one that failed to parse counts 0) must
+  // not make depth negative; reaching the writer makes it exact again.
+  if (depth_ > 0) --depth_;
   ++read_seq_;
   out.token = {rnum, read_pos_, read_seq_, commit_epoch_};
   if (!options_.manual_read_commit) {

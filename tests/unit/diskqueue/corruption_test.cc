@@ -147,6 +147,25 @@ TEST(Corruption, GarbageMetadataIsLoggedAndSurvived) {
   EXPECT_EQ(*(*q)->try_read(), "works");
 }
 
+// Found by fuzz_diskqueue: a checkpoint that fails to parse after its
+// positions (depth taken as 0) with records behind the write segment; reading
+// them must not take depth below zero.
+TEST(Corruption, UndercountedDepthNeverGoesNegative) {
+  TempDir dir;
+  CapturedLog log;
+  write_file(dir.path() / "c.diskqueue.000000.dat", record_bytes("hello"));
+  write_file(dir.path() / "c.diskqueue.000001.dat", record_bytes("world"));
+  write_file(dir.path() / "c.diskqueue.meta.dat", "2\n0,0\n1,1J");
+  auto q = DiskQueue::open(options(dir, log));
+  ASSERT_TRUE(q);
+  while ((*q)->try_read()) EXPECT_GE((*q)->depth(), 0);
+  EXPECT_EQ((*q)->depth(), 0);
+  ASSERT_FALSE((*q)->put("after"));
+  EXPECT_EQ((*q)->depth(), 1);
+  EXPECT_EQ(*(*q)->try_read(), "after");
+  EXPECT_EQ((*q)->depth(), 0);
+}
+
 TEST(Corruption, ReadPositionPastWritePositionStartsOver) {
   TempDir dir;
   CapturedLog log;
