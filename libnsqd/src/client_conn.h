@@ -120,6 +120,9 @@ class ClientConn : public Subscriber, public std::enable_shared_from_this<Client
   bool send_error(const ProtocolError& error);
   bool fatal(std::string_view code, std::string text);
   void queue_bytes();
+  // Sends what is queued at once when the socket takes it (plain streams);
+  // whether it sent anything.
+  bool flush_now();
   void pump();
   void submit_spill(DiskWrites spill);
   void shut_down();
@@ -143,6 +146,7 @@ class ClientConn : public Subscriber, public std::enable_shared_from_this<Client
   bool closing_ = false;          // no more commands; flush and close
   bool closed_ = false;
   bool pump_after_write_ = false;
+  bool yield_after_flush_ = false;  // a disk completion resumed this connection
   boost::asio::steady_timer write_signal_;  // wakes the write loop
   boost::asio::steady_timer watchdog_timer_;
   std::chrono::steady_clock::time_point read_deadline_;

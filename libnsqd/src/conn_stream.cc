@@ -7,6 +7,7 @@
 #include <boost/asio/write.hpp>
 #include <openssl/ssl.h>
 #include <openssl/x509.h>
+#include <sys/socket.h>
 
 #include <algorithm>
 #include <cstring>
@@ -92,6 +93,13 @@ awaitable<void> ConnStream::write(std::string_view plain, boost::system::error_c
     co_return;
   }
   co_await write_raw(plain, ec);
+}
+
+std::size_t ConnStream::write_some_now(std::string_view plain) noexcept {
+  if (tls_ || snappy_out_ || deflate_out_ || plain.empty()) return 0;
+  const ssize_t n =
+      ::send(socket_.native_handle(), plain.data(), plain.size(), MSG_DONTWAIT | MSG_NOSIGNAL);
+  return n > 0 ? static_cast<std::size_t>(n) : 0;
 }
 
 awaitable<void> ConnStream::start_tls(asio::ssl::context& ctx, std::string_view already_read,

@@ -41,6 +41,11 @@ class ConnStream {
                                                 boost::system::error_code& ec);
   // Writes all of `plain`, compressed (with a flush) when compression is on.
   boost::asio::awaitable<void> write(std::string_view plain, boost::system::error_code& ec);
+  // Writes what the socket takes of `plain` without waiting, on a plain
+  // stream only (TLS and compression go through write()); returns the bytes
+  // written, 0 when it cannot (a layered stream, a full socket buffer, an
+  // error: write() meets the same error and reports it).
+  std::size_t write_some_now(std::string_view plain) noexcept;
 
   // TLS server handshake on the raw socket; `already_read` holds bytes read
   // from the socket before the upgrade (the start of the client's hello when
