@@ -5,6 +5,7 @@
 #include <netinet/tcp.h>
 #include <poll.h>
 #include <sys/socket.h>
+#include <sys/time.h>
 #include <unistd.h>
 
 #include <cerrno>
@@ -47,6 +48,7 @@ Expected<void> Socket::write_raw(std::string_view bytes) {
 }
 
 Expected<std::size_t> Socket::read_raw(std::span<char> buf, std::chrono::nanoseconds timeout) {
+  if (timeout >= kBlockingReadMin) return read_blocking(buf, timeout);
   for (;;) {
     // Try first: when data is waiting (the busy case) this is the only syscall.
     const ssize_t n = ::recv(fd_, buf.data(), buf.size(), MSG_DONTWAIT);
@@ -63,6 +65,33 @@ Expected<std::size_t> Socket::read_raw(std::span<char> buf, std::chrono::nanosec
     if (r < 0 && errno != EINTR) return tl::unexpected(errno_text("poll"));
     if (r == 0) return 0;
     timeout = std::chrono::nanoseconds::zero();  // readable (or EINTR): one more recv
+  }
+}
+
+// One syscall per read: a blocking recv bounded by SO_RCVTIMEO, which is set
+// again only when the timeout changes (the unpaced loops always pass the same
+// one). A publisher waiting for its OK would otherwise pay a recv that finds
+// nothing, a poll and a second recv for every reply.
+Expected<std::size_t> Socket::read_blocking(std::span<char> buf,
+                                            std::chrono::nanoseconds timeout) {
+  if (timeout != recv_timeout_) {
+    const auto secs = std::chrono::duration_cast<std::chrono::seconds>(timeout);
+    const timeval tv{static_cast<time_t>(secs.count()),
+                     static_cast<suseconds_t>(
+                         std::chrono::duration_cast<std::chrono::microseconds>(timeout - secs)
+                             .count())};
+    if (::setsockopt(fd_, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof tv) != 0) {
+      return tl::unexpected(errno_text("setsockopt SO_RCVTIMEO"));
+    }
+    recv_timeout_ = timeout;
+  }
+  for (;;) {
+    const ssize_t n = ::recv(fd_, buf.data(), buf.size(), 0);
+    if (n > 0) return static_cast<std::size_t>(n);
+    if (n == 0) return tl::unexpected(std::string(kPeerClosed));
+    if (errno == EINTR) continue;
+    if (errno == EAGAIN || errno == EWOULDBLOCK) return 0;  // timed out
+    return tl::unexpected(errno_text("read"));
   }
 }
 

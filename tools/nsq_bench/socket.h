@@ -54,11 +54,17 @@ class Socket {
  private:
   struct Layers;  // TLS and codecs (socket_layers.cc)
   Expected<std::size_t> read_raw(std::span<char> buf, std::chrono::nanoseconds timeout);
+  Expected<std::size_t> read_blocking(std::span<char> buf, std::chrono::nanoseconds timeout);
   Expected<void> write_raw(std::string_view bytes);
   Expected<std::size_t> read_layered(std::span<char> buf, std::chrono::nanoseconds timeout);
   Expected<void> write_layered(std::string_view bytes);
 
+  // Reads waiting at least this long block in recv (read_blocking); shorter
+  // ones (a paced sender's next send is due) poll.
+  static constexpr std::chrono::milliseconds kBlockingReadMin{10};
+
   int fd_ = -1;
+  std::chrono::nanoseconds recv_timeout_{0};  // SO_RCVTIMEO as set, 0 = none
   std::unique_ptr<Layers> layers_;  // null on the plain path
 };
 

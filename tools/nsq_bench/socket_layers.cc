@@ -46,7 +46,8 @@ struct Socket::Layers {
 
 Socket::Socket() = default;
 Socket::Socket(int fd) noexcept : fd_(fd) {}
-Socket::Socket(Socket&& other) noexcept : fd_(other.fd_), layers_(std::move(other.layers_)) {
+Socket::Socket(Socket&& other) noexcept
+    : fd_(other.fd_), recv_timeout_(other.recv_timeout_), layers_(std::move(other.layers_)) {
   other.fd_ = -1;
 }
 Socket::~Socket() {
@@ -59,6 +60,7 @@ Socket& Socket::operator=(Socket&& other) noexcept {
     layers_.reset();
     if (fd_ >= 0) ::close(fd_);
     fd_ = other.fd_;
+    recv_timeout_ = other.recv_timeout_;
     other.fd_ = -1;
     layers_ = std::move(other.layers_);
   }
