@@ -105,6 +105,9 @@ std::error_code DiskQueue::recover() {
   while (last - write_file_num_ < kMaxSegmentsPastCheckpoint && segment_exists(segment_path(last + 1))) {
     ++last;
   }
+  for (std::int64_t num = write_file_num_; num <= last; ++num) {
+    trim_zero_tail(num, num == write_file_num_ ? write_pos_ : 0);
+  }
   struct stat st;
   std::filesystem::path write_path = segment_path(write_file_num_);
   bool tail = ::stat(write_path.c_str(), &st) == 0 && st.st_size > write_pos_;
@@ -372,9 +375,44 @@ void DiskQueue::remove_segments(std::int64_t first, std::int64_t last) const {
   }
 }
 
+// A queue that preallocated (Options::preallocate_bytes) and did not close
+// leaves zeros after its last record; cut them, so that the segment reads,
+// and is, as NSQ would have written it. Anything else after the last whole
+// record is left for the reader to find and report.
+void DiskQueue::trim_zero_tail(std::int64_t file_num, std::int64_t from) {
+  if (options_.min_msg_size < 1) return;  // a zero header could be a record
+  std::string path = segment_path(file_num).string();
+  int fd = ::open(path.c_str(), O_RDWR | O_CLOEXEC);
+  if (fd < 0) return;
+  struct stat st;
+  std::int64_t pos = from;
+  if (::fstat(fd, &st) == 0 && st.st_size > pos) {
+    char header[4];
+    while (pos + 4 <= st.st_size && !file_io::pread_full(fd, header, 4, pos)) {
+      std::int64_t len = detail::get_u32be(header);
+      if (len < options_.min_msg_size || len > options_.max_msg_size ||
+          pos + 4 + len > st.st_size) {
+        break;
+      }
+      pos += 4 + len;
+    }
+    if (pos < st.st_size && file_io::all_zero(fd, pos, st.st_size)) {
+      if (::ftruncate(fd, pos) == 0 && ::fdatasync(fd) == 0) {
+        log(LogLevel::info, "cut " + std::to_string(st.st_size - pos) +
+                                " preallocated bytes after the last record of " + path);
+      } else {
+        log(LogLevel::warn, "failed to cut the preallocated tail of " + path + " - " +
+                                ec_text(file_io::errno_code()));
+      }
+    }
+  }
+  ::close(fd);
+}
+
 void DiskQueue::close_files() {
   {
     std::lock_guard lock(mu_);
+    if (write_file_) cut_fill(*write_file_, write_pos_);
     write_file_.reset();
   }
   std::lock_guard read_lock(read_mu_);

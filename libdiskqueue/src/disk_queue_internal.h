@@ -24,6 +24,9 @@ struct DiskQueue::File {
   File& operator=(const File&) = delete;
   const int fd;
   const std::string path;
+  // The file is zero-filled (or holds records) up to here; only the writer
+  // role touches it (preallocate_bytes).
+  std::int64_t filled_to = 0;
 };
 
 // Records appended together and written with one pwrite (disk_queue_write.cc).

@@ -16,6 +16,7 @@
 // role on (to the open batch, or to the oldest batch waiting for an fsync)
 // instead of working for others indefinitely.
 #include <fcntl.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -289,10 +290,13 @@ std::error_code DiskQueue::flush(std::unique_lock<std::mutex>& lock, std::string
       return ec;
     }
     auto file = std::make_shared<File>(fd, std::move(path));
+    struct stat st;
+    file->filled_to = ::fstat(fd, &st) == 0 ? st.st_size : start;
     lock.lock();
     write_file_ = std::move(file);
     lock.unlock();
   }
+  if (preallocating()) fill_ahead(*write_file_, start + static_cast<std::int64_t>(data.size()));
   std::error_code ec = file_io::pwrite_full(write_file_->fd, data, start);
   if (ec) {
     log(LogLevel::error, "failed to write " + write_file_->path + " - " + detail::ec_text(ec));
@@ -318,6 +322,7 @@ std::error_code DiskQueue::flush(std::unique_lock<std::mutex>& lock, std::string
 // Unlocked on entry and exit.
 std::error_code DiskQueue::roll_segment(std::unique_lock<std::mutex>& lock) {
   std::lock_guard meta_lock(meta_mu_);
+  if (write_file_) cut_fill(*write_file_, write_pos_);
   if (write_file_ && ::fdatasync(write_file_->fd) != 0) {
     std::error_code ec = file_io::errno_code();
     log(LogLevel::error, "failed to sync " + write_file_->path + " - " + detail::ec_text(ec));
@@ -332,6 +337,35 @@ std::error_code DiskQueue::roll_segment(std::unique_lock<std::mutex>& lock) {
   write_pos_ = 0;
   lock.unlock();
   return checkpoint_locked();
+}
+
+}  // namespace nsq::diskqueue
+
+namespace nsq::diskqueue {
+
+bool DiskQueue::preallocating() const noexcept {
+  return options_.preallocate_bytes > 0 && options_.min_msg_size >= 1;
+}
+
+// Writer role held. A failure is not an error of the put: the write that
+// follows meets the same condition (a full disk) and reports it.
+void DiskQueue::fill_ahead(File& file, std::int64_t end) {
+  if (end <= file.filled_to) return;
+  std::int64_t to = std::max(end, std::min(end + options_.preallocate_bytes,
+                                           options_.max_bytes_per_file));
+  if (!file_io::write_zeros(file.fd, file.filled_to, to - file.filled_to)) file.filled_to = to;
+}
+
+// Writer role held (or the queue closing). Leaves the file ending at `end`,
+// as NSQ writes it.
+void DiskQueue::cut_fill(File& file, std::int64_t end) {
+  if (file.filled_to <= end) return;
+  if (::ftruncate(file.fd, end) != 0) {
+    log(LogLevel::warn, "failed to cut the preallocated tail of " + file.path + " - " +
+                            detail::ec_text(file_io::errno_code()));
+    return;
+  }
+  file.filled_to = end;
 }
 
 }  // namespace nsq::diskqueue

@@ -86,6 +86,14 @@ struct Options {
   // at the last committed position, so records read but not committed are
   // delivered again (at-least-once).
   bool manual_read_commit = false;
+  // Zero-fills the write segment this many bytes ahead of the write
+  // position (0: off). Durable appends then overwrite blocks the file system
+  // has already allocated, so their fdatasync has no metadata to commit
+  // (on ext4 about a third faster per fsync). The zeros are cut off when a
+  // segment is finished or the queue closed, and by open() after a crash, so
+  // finished segments stay byte-for-byte NSQ's. Needs min_msg_size >= 1 (a
+  // zero header is how the end of the records is told); ignored otherwise.
+  std::int64_t preallocate_bytes = 0;
   // Runs the timed syncs; several queues should share one. Null: the queue
   // starts a scheduler of its own.
   std::shared_ptr<SyncScheduler> scheduler;
@@ -247,6 +255,14 @@ class DiskQueue {
   std::error_code flush(std::unique_lock<std::mutex>& lock, std::string_view data,
                         std::int64_t records);
   std::error_code roll_segment(std::unique_lock<std::mutex>& lock);
+  // preallocate_bytes: zero-fills the write segment ahead of `end`, and cuts
+  // the zeros past `end` off a segment being finished.
+  bool preallocating() const noexcept;
+  void fill_ahead(File& file, std::int64_t end);
+  void cut_fill(File& file, std::int64_t end);
+  // open(): cuts zeros a crash left behind the last record of segment
+  // `file_num` (the scan starts at `from`, a record boundary).
+  void trim_zero_tail(std::int64_t file_num, std::int64_t from);
 
   // Writer-side operations other than puts: take the writer role, finish
   // every pending put, then run alone.

@@ -5,6 +5,7 @@
 
 #include <csignal>
 #include <cstring>
+#include <filesystem>
 #include <future>
 #include <random>
 #include <set>
@@ -68,7 +69,9 @@ void kill_and_reap(pid_t pid) {
 // Durability::fsync makes them wait for the disk) and report each
 // acknowledged id; the parent kills the child after a random number of acks.
 // async: put_batch_async, each thread waiting for its callback.
-void durable_put_round(std::uint32_t seed, bool async) {
+// preallocate: the child's queue zero-fills ahead (Options::preallocate_bytes);
+// the reopened one must cut the zeros, not take them for a bad segment.
+void durable_put_round(std::uint32_t seed, bool async, bool preallocate = false) {
   TempDir dir;
   int fds[2];
   ASSERT_EQ(::pipe(fds), 0);
@@ -80,6 +83,7 @@ void durable_put_round(std::uint32_t seed, bool async) {
     testutil::ThreadExecutor pool(2);
     Options o = options(dir, false);
     if (async) o.executor = pool.executor();
+    if (preallocate) o.preallocate_bytes = 16 * 1024;
     auto q = DiskQueue::open(std::move(o));
     if (!q) ::_exit(3);
     auto put = [&](std::uint32_t id) {
@@ -137,6 +141,9 @@ void durable_put_round(std::uint32_t seed, bool async) {
     found.insert(id);
   }
   EXPECT_EQ(static_cast<std::int64_t>(found.size()), depth) << "depth is exact after recovery";
+  for (const auto& e : std::filesystem::directory_iterator(dir.path())) {
+    EXPECT_NE(e.path().extension(), ".bad") << e.path() << ": no segment was found bad";
+  }
   for (std::uint32_t id : acked) {
     ASSERT_TRUE(found.count(id)) << "acknowledged record lost: thread " << (id >> 24) << " #"
                                  << (id & 0xffffff);
@@ -149,6 +156,12 @@ TEST(DurableCrash, SigkillLosesNoDurablyAcknowledgedPut) {
 
 TEST(DurableCrash, SigkillLosesNoDurablyAcknowledgedAsyncPut) {
   for (std::uint32_t round = 0; round < 6; ++round) durable_put_round(round * 7919 + 5, true);
+}
+
+TEST(DurableCrash, SigkillLosesNoDurablyAcknowledgedPreallocatedPut) {
+  for (std::uint32_t round = 0; round < 6; ++round) {
+    durable_put_round(round * 7919 + 3, round % 2 == 0, true);
+  }
 }
 
 // Reports from the manual-commit child: kind in the top byte, index below.
