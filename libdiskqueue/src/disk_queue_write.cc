@@ -54,6 +54,42 @@ std::error_code DiskQueue::put_batch(std::span<const std::string_view> records,
   return append_and_wait(records, durability == Durability::fsync || options_.sync_every <= 1);
 }
 
+std::error_code DiskQueue::try_put_batch(std::span<const std::string_view> records) {
+  std::int64_t bytes = 0;
+  for (std::string_view r : records) {
+    if (!size_ok(r.size())) return make_error_code(errc::invalid_size);
+    bytes += 4 + static_cast<std::int64_t>(r.size());
+  }
+  if (records.empty()) return {};
+  if (options_.sync_every <= 1) return make_error_code(errc::busy);
+  {
+    // Puts handed to the executor go first (their callers wait for them).
+    std::lock_guard async_lock(async_mu_);
+    if (async_running_ || !async_pending_.empty()) return make_error_code(errc::busy);
+  }
+  std::unique_lock lock(mu_);
+  if (closed_) return make_error_code(errc::exiting);
+  if (writing_ || control_waiting_ > 0 || (open_ && open_->records > 0)) {
+    return make_error_code(errc::busy);
+  }
+  if (write_pos_ > 0 && write_pos_ + bytes > options_.max_bytes_per_file) {
+    return make_error_code(errc::busy);
+  }
+  if (preallocating() && (!write_file_ || write_pos_ + bytes > write_file_->filled_to)) {
+    return make_error_code(errc::busy);  // the zero fill writes up to a MiB
+  }
+  writing_ = true;
+  std::string data;
+  data.reserve(static_cast<std::size_t>(bytes));
+  for (std::string_view r : records) {
+    detail::append_u32be(data, static_cast<std::uint32_t>(r.size()));
+    data.append(r);
+  }
+  std::error_code ec = write_records(lock, data, static_cast<std::int64_t>(records.size()));
+  release_writer(lock);
+  return ec;
+}
+
 std::error_code DiskQueue::append_and_wait(std::span<const std::string_view> records,
                                            bool durable) {
   std::unique_lock lock(mu_);

@@ -15,6 +15,7 @@ class Category final : public std::error_category {
       case errc::not_a_directory: return "data path is not a directory";
       case errc::corrupt_metadata: return "corrupt metadata";
       case errc::invalid_token: return "read token not handed out by this queue";
+      case errc::busy: return "the queue cannot write without waiting";
     }
     return "unknown diskqueue error";
   }

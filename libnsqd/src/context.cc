@@ -15,6 +15,20 @@ std::error_code perform_disk_writes(DiskWrites& writes) {
   return first;
 }
 
+std::error_code perform_disk_writes_now(DiskWrites& writes) {
+  std::error_code first;
+  std::erase_if(writes, [&](DiskWrite& w) {
+    if (w.durability != diskqueue::Durability::written) return false;
+    std::vector<std::string_view> views(w.records.begin(), w.records.end());
+    std::error_code ec = w.queue->try_put_batch(views);
+    if (ec == diskqueue::make_error_code(diskqueue::errc::busy)) return false;
+    if (w.done) w.done(ec);
+    if (ec && !first) first = ec;
+    return true;
+  });
+  return first;
+}
+
 void perform_disk_writes_async(DiskWrites writes, std::function<void(std::error_code)> done) {
   // The last write to finish reports for all of them.
   struct Progress {

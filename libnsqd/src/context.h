@@ -51,6 +51,12 @@ class PendingToken {
 // Performs the writes (blocking); returns the first error.
 std::error_code perform_disk_writes(DiskWrites& writes);
 
+// Performs, on the calling thread, the writes a queue can take at once
+// (DiskQueue::try_put_batch: not durable, nothing else writing), running
+// their `done`, and removes them from `writes`; the others stay. Returns the
+// first error.
+std::error_code perform_disk_writes_now(DiskWrites& writes);
+
 // Performs the writes without blocking the caller (DiskQueue::put_batch_async):
 // each write's `done`, then `done` with the first error, run on a disk-pool
 // thread once every write finished.

@@ -152,6 +152,15 @@ class DiskQueue {
   std::error_code put_batch_async(std::vector<std::string> records, Durability durability,
                                   PutCallback done);
 
+  // put_batch (Durability::written) only when it can write at once: with the
+  // writer free, no put pending, and the records fitting in the write
+  // segment (a roll fsyncs). Otherwise nothing is written and errc::busy is
+  // returned, for the caller to use put_batch_async. What it costs when it
+  // writes is one pwrite to the page cache, so an event-loop thread can
+  // afford it and skip two thread hops. Refused (busy) when every put is
+  // durable (sync_every <= 1).
+  std::error_code try_put_batch(std::span<const std::string_view> records);
+
   // The next record, or nullopt when the queue is empty or closed. Corrupt
   // data is never returned: the segment holding it is renamed *.bad and
   // reading goes on with the next segment.

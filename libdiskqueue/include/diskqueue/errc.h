@@ -12,6 +12,7 @@ enum class errc {
   not_a_directory,    // Options::data_path does not name a directory
   corrupt_metadata,   // the meta file could not be parsed
   invalid_token,      // commit_read() got a token this queue never handed out
+  busy,               // try_put_batch() cannot write without waiting
 };
 
 const std::error_category& error_category() noexcept;

@@ -6,6 +6,7 @@
 #include <deque>
 #include <future>
 #include <mutex>
+#include <optional>
 #include <string>
 #include <thread>
 #include <vector>
@@ -210,6 +211,75 @@ TEST(AsyncPut, WithoutAnExecutorThePutRunsOnTheCallingThread) {
   EXPECT_EQ(ran_on, std::this_thread::get_id());
   EXPECT_FALSE(result);
   EXPECT_EQ((*q)->try_read(), "x");
+}
+
+}  // namespace
+}  // namespace nsq::diskqueue
+
+namespace nsq::diskqueue {
+namespace {
+
+std::vector<std::string_view> views_of(const std::vector<std::string>& records) {
+  return {records.begin(), records.end()};
+}
+
+TEST(TryPut, WritesAtOnceWhenNothingElseIsWriting) {
+  TempDir dir;
+  auto q = DiskQueue::open(options(dir, nullptr));
+  ASSERT_TRUE(q);
+  std::vector<std::string> records{"a", "bb"};
+  ASSERT_FALSE((*q)->try_put_batch(views_of(records)));
+  EXPECT_EQ((*q)->depth(), 2);
+  EXPECT_EQ((*q)->try_read(), std::optional<std::string>("a"));
+  EXPECT_EQ((*q)->try_read(), std::optional<std::string>("bb"));
+}
+
+TEST(TryPut, BusyBehindPendingAsyncPutsThenWritesAfterThem) {
+  TempDir dir;
+  std::deque<std::function<void()>> jobs;  // run by hand
+  auto q = DiskQueue::open(options(dir, [&](std::function<void()> job) {
+    jobs.push_back(std::move(job));
+  }));
+  ASSERT_TRUE(q);
+  Completions done;
+  ASSERT_FALSE((*q)->put_batch_async({"first"}, Durability::written, done.callback()));
+  std::vector<std::string> second{"second"};
+  EXPECT_EQ((*q)->try_put_batch(views_of(second)), make_error_code(errc::busy));
+  EXPECT_EQ((*q)->depth(), 0) << "nothing written by a refused try";
+  while (!jobs.empty()) {
+    auto job = std::move(jobs.front());
+    jobs.pop_front();
+    job();
+  }
+  done.wait_for(1);
+  ASSERT_FALSE((*q)->try_put_batch(views_of(second)));
+  EXPECT_EQ((*q)->try_read(), std::optional<std::string>("first"));
+  EXPECT_EQ((*q)->try_read(), std::optional<std::string>("second"));
+}
+
+TEST(TryPut, BusyWhenTheRecordsWouldRollTheSegmentOrEveryPutIsDurable) {
+  TempDir dir;
+  auto o = options(dir, nullptr);
+  o.max_bytes_per_file = 64;
+  auto q = DiskQueue::open(o);
+  ASSERT_TRUE(q);
+  std::vector<std::string> fits{std::string(50, 'x')};
+  std::vector<std::string> rolls{std::string(20, 'y')};
+  ASSERT_FALSE((*q)->try_put_batch(views_of(fits)));
+  EXPECT_EQ((*q)->try_put_batch(views_of(rolls)), make_error_code(errc::busy));
+  ASSERT_FALSE((*q)->put_batch(views_of(rolls)));  // the roll's fsync is put_batch's to do
+  EXPECT_EQ((*q)->depth(), 2);
+  std::vector<std::string> too_big{std::string(2000, 'z')};
+  EXPECT_EQ((*q)->try_put_batch(views_of(too_big)), make_error_code(errc::invalid_size));
+  ASSERT_FALSE((*q)->close());
+  EXPECT_EQ((*q)->try_put_batch(views_of(fits)), make_error_code(errc::exiting));
+
+  TempDir durable_dir;
+  auto d = options(durable_dir, nullptr);
+  d.sync_every = 1;
+  auto durable = DiskQueue::open(d);
+  ASSERT_TRUE(durable);
+  EXPECT_EQ((*durable)->try_put_batch(views_of(fits)), make_error_code(errc::busy));
 }
 
 }  // namespace
