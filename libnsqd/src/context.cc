@@ -16,9 +16,15 @@ std::error_code perform_disk_writes(DiskWrites& writes) {
 }
 
 std::error_code perform_disk_writes_now(DiskWrites& writes) {
+  // Larger writes (a big MPUB) would hold the calling I/O thread, and every
+  // connection on it, for milliseconds: they go to the disk pool.
+  constexpr std::size_t kMaxBytesNow = 256 * 1024;
   std::error_code first;
   std::erase_if(writes, [&](DiskWrite& w) {
     if (w.durability != diskqueue::Durability::written) return false;
+    std::size_t bytes = 0;
+    for (const std::string& r : w.records) bytes += r.size();
+    if (bytes > kMaxBytesNow) return false;
     std::vector<std::string_view> views(w.records.begin(), w.records.end());
     std::error_code ec = w.queue->try_put_batch(views);
     if (ec == diskqueue::make_error_code(diskqueue::errc::busy)) return false;

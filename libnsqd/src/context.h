@@ -51,7 +51,7 @@ class PendingToken {
 // Performs the writes (blocking); returns the first error.
 std::error_code perform_disk_writes(DiskWrites& writes);
 
-// Performs, on the calling thread, the writes a queue can take at once
+// Performs, on the calling thread, the small writes a queue can take at once
 // (DiskQueue::try_put_batch: not durable, nothing else writing), running
 // their `done`, and removes them from `writes`; the others stay. Returns the
 // first error.

@@ -117,7 +117,8 @@ using PutCallback = std::function<void(std::error_code)>;
 // (group commit). Reading (try_read, read_batch, try_read_record,
 // read_records, wait_readable, notify_when_readable) is for one consumer at a
 // time: calls are serialised, records come out in put order. Every call but
-// put_batch_async may block on file I/O: keep them off event-loop threads.
+// put_batch_async and try_put_batch (one page-cache write) may block on file
+// I/O: keep them off event-loop threads.
 class DiskQueue {
  public:
   // Opens (or creates, on first put) the queue in options.data_path,
