@@ -64,15 +64,21 @@ run() {
   echo "    $line"
   echo "$key $line" >>"$results"
 }
+# fsyncs/s of 128-byte appends (key fsync) and of 128-byte writes over blocks
+# written beforehand (key fsync_over: what a preallocated segment costs).
 fsync_rate() {
   [ -x "$bm" ] || return 0
-  echo "== machine: fsyncs/s (write 128 B + fdatasync, in $(dirname "$(mktemp -u)"))"
-  local rate
-  rate=$("$bm" --benchmark_filter='^BM_MachineFsync' --benchmark_min_time=1 2>/dev/null |
-    grep -o 'items_per_second=[0-9.]*[kM]*' | sed 's/items_per_second=//' |
-    awk '/k$/ {printf "%.0f", $1 * 1000; next} {printf "%.0f", $1}')
-  echo "    $rate"
-  echo "fsync RESULT mode=fsync msgs_per_sec=$rate" >>"$results"
+  local key name rate
+  for key in fsync fsync_over; do
+    name=BM_MachineFsync
+    [ "$key" = fsync_over ] && name=BM_MachineFsyncOverwrite
+    echo "== machine: fsyncs/s ($name: 128 B + fdatasync, in $(dirname "$(mktemp -u)"))"
+    rate=$("$bm" --benchmark_filter="^$name/" --benchmark_min_time=1 2>/dev/null |
+      grep -o 'items_per_second=[0-9.]*[kM]*' | sed 's/items_per_second=//' |
+      awk '/k$/ {printf "%.0f", $1 * 1000; next} {printf "%.0f", $1}')
+    echo "    $rate"
+    echo "$key RESULT mode=fsync msgs_per_sec=$rate" >>"$results"
+  done
 }
 
 echo "machine: $(nproc) cores, $(awk '/MemTotal/ {print int($2/1024)}' /proc/meminfo) MiB," \
@@ -141,4 +147,4 @@ rss=$(grep '^mem_rss ' "$results" | cut -d' ' -f2 | median)
 echo "queued messages, peak RSS:   $msgs msgs, $((rss / 1024)) MiB," \
   "$((rss * 1024 / (msgs + 1))) B/message"
 echo "sync-publish, 16 writers:    $(field sync msgs_per_sec) acknowledged;" \
-  "machine $(field fsync msgs_per_sec) fsyncs/s"
+  "machine $(field fsync msgs_per_sec) fsyncs/s appending, $(field fsync_over msgs_per_sec) over written blocks"
