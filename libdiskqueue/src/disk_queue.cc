@@ -118,17 +118,7 @@ std::error_code DiskQueue::recover() {
       if (fd < 0) continue;
       struct stat seg;
       if (::fstat(fd, &seg) == 0) {
-        std::int64_t pos = num == write_file_num_ ? write_pos_ : 0;
-        char header[4];
-        while (pos + 4 <= seg.st_size && !file_io::pread_full(fd, header, 4, pos)) {
-          std::int64_t len = detail::get_u32be(header);
-          if (len < options_.min_msg_size || len > options_.max_msg_size ||
-              pos + 4 + len > seg.st_size) {
-            break;
-          }
-          pos += 4 + len;
-          ++extra;
-        }
+        extra += walk_records(fd, num == write_file_num_ ? write_pos_ : 0, seg.st_size).count;
       }
       ::close(fd);
     }
@@ -375,6 +365,22 @@ void DiskQueue::remove_segments(std::int64_t first, std::int64_t last) const {
   }
 }
 
+// Whole records with valid sizes from `from` (a record boundary) up to the
+// first invalid or truncated one, in a segment of `size` bytes.
+DiskQueue::RecordWalk DiskQueue::walk_records(int fd, std::int64_t from, std::int64_t size) const {
+  RecordWalk walk{from, 0};
+  char header[4];
+  while (walk.end + 4 <= size && !file_io::pread_full(fd, header, 4, walk.end)) {
+    std::int64_t len = detail::get_u32be(header);
+    if (len < options_.min_msg_size || len > options_.max_msg_size || walk.end + 4 + len > size) {
+      break;
+    }
+    walk.end += 4 + len;
+    ++walk.count;
+  }
+  return walk;
+}
+
 // A queue that preallocated (Options::preallocate_bytes) and did not close
 // leaves zeros after its last record; cut them, so that the segment reads,
 // and is, as NSQ would have written it. Anything else after the last whole
@@ -385,17 +391,8 @@ void DiskQueue::trim_zero_tail(std::int64_t file_num, std::int64_t from) {
   int fd = ::open(path.c_str(), O_RDWR | O_CLOEXEC);
   if (fd < 0) return;
   struct stat st;
-  std::int64_t pos = from;
-  if (::fstat(fd, &st) == 0 && st.st_size > pos) {
-    char header[4];
-    while (pos + 4 <= st.st_size && !file_io::pread_full(fd, header, 4, pos)) {
-      std::int64_t len = detail::get_u32be(header);
-      if (len < options_.min_msg_size || len > options_.max_msg_size ||
-          pos + 4 + len > st.st_size) {
-        break;
-      }
-      pos += 4 + len;
-    }
+  if (::fstat(fd, &st) == 0 && st.st_size > from) {
+    std::int64_t pos = walk_records(fd, from, st.st_size).end;
     if (pos < st.st_size && file_io::all_zero(fd, pos, st.st_size)) {
       if (::ftruncate(fd, pos) == 0 && ::fdatasync(fd) == 0) {
         log(LogLevel::info, "cut " + std::to_string(st.st_size - pos) +

@@ -375,10 +375,6 @@ std::error_code DiskQueue::roll_segment(std::unique_lock<std::mutex>& lock) {
   return checkpoint_locked();
 }
 
-}  // namespace nsq::diskqueue
-
-namespace nsq::diskqueue {
-
 bool DiskQueue::preallocating() const noexcept {
   return options_.preallocate_bytes > 0 && options_.min_msg_size >= 1;
 }

@@ -273,6 +273,11 @@ class DiskQueue {
   // open(): cuts zeros a crash left behind the last record of segment
   // `file_num` (the scan starts at `from`, a record boundary).
   void trim_zero_tail(std::int64_t file_num, std::int64_t from);
+  struct RecordWalk {
+    std::int64_t end;    // just past the last whole valid record
+    std::int64_t count;  // records walked
+  };
+  RecordWalk walk_records(int fd, std::int64_t from, std::int64_t size) const;
 
   // Writer-side operations other than puts: take the writer role, finish
   // every pending put, then run alone.
