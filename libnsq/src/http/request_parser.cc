@@ -146,6 +146,10 @@ bool RequestParser::expects_continue() const {
 
 int RequestParser::error_status() const { return impl_->error_status; }
 
+bool RequestParser::chunked() const {
+  return impl_->parser.is_header_done() && impl_->parser.chunked();
+}
+
 Request RequestParser::take_request() {
   auto& im = *impl_;
   auto& msg = im.parser.get();

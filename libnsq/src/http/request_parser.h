@@ -46,6 +46,8 @@ class RequestParser {
   bool expects_continue() const;
   // After error: the status to answer with before closing (400, 417, 431, 505).
   int error_status() const;
+  // The header is complete and says Transfer-Encoding: chunked.
+  bool chunked() const;
   // After done: the request (remote_address left empty). Once.
   Request take_request();
 
