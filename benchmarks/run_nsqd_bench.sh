@@ -122,7 +122,14 @@ for round in $(seq 1 "$rounds"); do
   stop_nsqd
 
   # Group commit: 16 publishers of single messages, each OK after an fsync.
+  # The limit first: the same load against a server that does nothing but
+  # read, pwrite, fdatasync and reply, in the same file system.
   fsync_rate
+  echo "== group-commit limit (16 clients, fdatasync before each reply, no broker)"
+  line=$("$bench" --mode=group-commit-limit --writers=16 --size=100 --runfor="$runfor" \
+    --data-path="$(dirname "$(mktemp -u)")" | grep '^RESULT') || true
+  echo "    $line"
+  echo "sync_limit $line" >>"$results"
   start_nsqd --sync-publish
   create_channel
   run sync "--sync-publish, 16 single-message publishers, one channel" --mode=writer \
@@ -148,3 +155,5 @@ echo "queued messages, peak RSS:   $msgs msgs, $((rss / 1024)) MiB," \
   "$((rss * 1024 / (msgs + 1))) B/message"
 echo "sync-publish, 16 writers:    $(field sync msgs_per_sec) acknowledged;" \
   "machine $(field fsync msgs_per_sec) fsyncs/s appending, $(field fsync_over msgs_per_sec) over written blocks"
+echo "group-commit limit:          $(field sync_limit msgs_per_sec) acknowledged" \
+  "($(field sync_limit msgs_per_fsync) per fsync, $(field sync_limit fsyncs_per_sec) fsyncs/s)"

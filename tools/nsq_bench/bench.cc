@@ -3,11 +3,13 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <filesystem>
 #include <memory>
 #include <optional>
 #include <thread>
 #include <vector>
 
+#include "group_commit_limit.h"
 #include "loopback.h"
 #include "reader.h"
 #include "report.h"
@@ -42,6 +44,35 @@ int run_loopback(const Options& o, std::ostream& out, std::ostream& err) {
              .add("gib_per_sec", gib, 3)
              .add("mb_per_sec", static_cast<double>(r->bytes) / kMiB / secs, 1)
              .add("msgs_per_sec", msgs, 0)
+             .str()
+      << '\n';
+  return 0;
+}
+
+int run_group_commit(const Options& o, std::ostream& out, std::ostream& err) {
+  std::error_code ec;
+  const std::filesystem::path dir = o.data_path.empty()
+                                        ? std::filesystem::temp_directory_path(ec)
+                                        : std::filesystem::path(o.data_path);
+  auto r = measure_group_commit(dir, o.writers, o.size, o.runfor);
+  if (!r) {
+    err << "nsq_bench: " << r.error() << '\n';
+    return 1;
+  }
+  const double secs = r->secs > 0 ? r->secs : 1e-9;
+  const double per_fsync =
+      r->fsyncs > 0 ? static_cast<double>(r->acknowledged) / static_cast<double>(r->fsyncs) : 0;
+  out << "group-commit-limit: " << o.writers << " clients, " << r->acknowledged
+      << " messages of " << o.size << " bytes acknowledged after " << r->fsyncs
+      << " fdatasyncs in " << dir.string() << " in " << format_fixed(r->secs, 3)
+      << "s: " << format_fixed(static_cast<double>(r->acknowledged) / secs, 0) << " msgs/s, "
+      << format_fixed(per_fsync, 1) << " per fsync\n";
+  out << ResultLine("group-commit-limit")
+             .add("msgs", r->acknowledged)
+             .add("secs", r->secs, 3)
+             .add("msgs_per_sec", static_cast<double>(r->acknowledged) / secs, 0)
+             .add("fsyncs_per_sec", static_cast<double>(r->fsyncs) / secs, 0)
+             .add("msgs_per_fsync", per_fsync, 1)
              .str()
       << '\n';
   return 0;
@@ -285,6 +316,7 @@ int run_bench(const Options& options, Mode mode, std::ostream& out, std::ostream
     }
   }
   if (mode == Mode::loopback_limit) return run_loopback(options, out, err);
+  if (mode == Mode::group_commit_limit) return run_group_commit(options, out, err);
   NsqdBench bench(options, mode, out, err);
   return bench.run();
 }

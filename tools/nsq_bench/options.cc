@@ -8,7 +8,7 @@
 namespace nsq::bench {
 
 void register_flags(flags::FlagSet& fs, Options& o) {
-  fs.add_string("mode", &o.mode, "writer, reader, both, pub-latency or loopback-limit");
+  fs.add_string("mode", &o.mode, "writer, reader, both, pub-latency, loopback-limit or group-commit-limit");
   fs.add_string("nsqd-tcp-address", &o.nsqd_tcp_address, "<addr>:<port> of the nsqd to connect to");
   fs.add_string("topic", &o.topic, "topic to publish to / subscribe on");
   fs.add_string("channel", &o.channel, "channel to subscribe on");
@@ -39,6 +39,8 @@ void register_flags(flags::FlagSet& fs, Options& o) {
   fs.add_bool("snappy", &o.snappy, "negotiate snappy compression on every connection");
   fs.add_bool("deflate", &o.deflate, "negotiate deflate compression on every connection");
   fs.add_int("deflate-level", &o.deflate_level, "deflate level to ask for (1-9)");
+  fs.add_string("data-path", &o.data_path,
+                "group-commit-limit: directory for its scratch file (default: the temp directory)");
 }
 
 tl::expected<Mode, std::string> validate(const Options& o) {
@@ -53,9 +55,11 @@ tl::expected<Mode, std::string> validate(const Options& o) {
     mode = Mode::both;
   } else if (o.mode == "loopback-limit") {
     mode = Mode::loopback_limit;
+  } else if (o.mode == "group-commit-limit") {
+    mode = Mode::group_commit_limit;
   } else {
     return tl::unexpected("invalid --mode \"" + o.mode +
-                          "\": want writer, reader, both, pub-latency or loopback-limit");
+                          "\": want writer, reader, both, pub-latency, loopback-limit or group-commit-limit");
   }
   if (o.runfor <= std::chrono::nanoseconds::zero())
     return tl::unexpected(std::string("--runfor must be > 0"));
@@ -97,6 +101,8 @@ std::string_view mode_name(Mode mode) {
       return "pub-latency";
     case Mode::loopback_limit:
       return "loopback-limit";
+    case Mode::group_commit_limit:
+      return "group-commit-limit";
   }
   return "?";
 }
@@ -128,6 +134,7 @@ std::string describe(const Options& o) {
   if (o.tls) s += " --tls=true";
   if (o.snappy) s += " --snappy=true";
   if (o.deflate) s += " --deflate=true --deflate-level=" + std::to_string(o.deflate_level);
+  if (!o.data_path.empty()) s += " --data-path=" + o.data_path;
   return s;
 }
 

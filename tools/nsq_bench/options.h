@@ -9,12 +9,12 @@
 
 namespace nsq::bench {
 
-enum class Mode { writer, reader, both, pub_latency, loopback_limit };
+enum class Mode { writer, reader, both, pub_latency, loopback_limit, group_commit_limit };
 
 // Every nsq_bench setting, defaults as NSQ's bench_writer / bench_reader
 // where those have the flag.
 struct Options {
-  std::string mode = "writer";                      // writer|reader|both|pub-latency|loopback-limit
+  std::string mode = "writer";  // writer|reader|both|pub-latency|loopback-limit|group-commit-limit
   std::string nsqd_tcp_address = "127.0.0.1:4150";  // host:port of the nsqd under test
   std::string topic = "sub_bench";
   std::string channel = "ch";
@@ -46,6 +46,9 @@ struct Options {
   bool snappy = false;
   bool deflate = false;
   int deflate_level = 6;
+  // group-commit-limit: where its scratch file goes (the file system under
+  // test, e.g. nsqd's --data-path); empty = the temp directory.
+  std::string data_path;
 };
 
 void register_flags(flags::FlagSet& fs, Options& options);

@@ -146,7 +146,7 @@ Expected<Socket> connect_tcp(std::string_view address) {
   return result;
 }
 
-Expected<Listener> listen_loopback() {
+Expected<Listener> listen_loopback(int backlog) {
   Socket s(::socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0));
   if (!s.valid()) return tl::unexpected(errno_text("socket"));
   sockaddr_in addr{};
@@ -156,7 +156,7 @@ Expected<Listener> listen_loopback() {
   if (::bind(s.fd(), reinterpret_cast<const sockaddr*>(&addr), sizeof addr) != 0) {
     return tl::unexpected(errno_text("bind 127.0.0.1:0"));
   }
-  if (::listen(s.fd(), 1) != 0) return tl::unexpected(errno_text("listen"));
+  if (::listen(s.fd(), backlog) != 0) return tl::unexpected(errno_text("listen"));
   socklen_t len = sizeof addr;
   if (::getsockname(s.fd(), reinterpret_cast<sockaddr*>(&addr), &len) != 0) {
     return tl::unexpected(errno_text("getsockname"));

@@ -72,12 +72,13 @@ class Socket {
 // a reply is awaited, Nagle would add up to 40 ms).
 Expected<Socket> connect_tcp(std::string_view address);
 
-// A listening socket on 127.0.0.1 with a kernel-chosen port.
+// A listening socket on 127.0.0.1 with a kernel-chosen port, for up to
+// `backlog` connections not accepted yet.
 struct Listener {
   Socket socket;
   int port = 0;
 };
-Expected<Listener> listen_loopback();
+Expected<Listener> listen_loopback(int backlog = 1);
 Expected<Socket> accept_one(const Listener& listener);
 
 // Splits "host:port" / "[host]:port"; false if malformed.

@@ -99,7 +99,8 @@ TEST(Validate, Modes) {
                                                  {"reader", Mode::reader},
                                                  {"both", Mode::both},
                                                  {"pub-latency", Mode::pub_latency},
-                                                 {"loopback-limit", Mode::loopback_limit}}) {
+                                                 {"loopback-limit", Mode::loopback_limit},
+                                                 {"group-commit-limit", Mode::group_commit_limit}}) {
     o.mode = text;
     EXPECT_EQ(validate(o), mode) << text;
     EXPECT_EQ(mode_name(mode), text);
