@@ -1,5 +1,6 @@
 #include "http_publisher.h"
 
+#include <algorithm>
 #include <cctype>
 
 #include "common/version.h"
@@ -77,7 +78,10 @@ tl::expected<void, std::string> HttpPublisher::publish(const std::string& addres
   // https:// and user:password@ as Go's default client: system roots, basic auth.
   request.tls.enable = url->https;
   request.headers = headers_;
-  if (url->has_user_info) {
+  // As Go's client: the URL's user info only when no --header set Authorization.
+  const bool has_authorization = std::any_of(
+      headers_.begin(), headers_.end(), [](const auto& h) { return same_name(h.first, "Authorization"); });
+  if (url->has_user_info && !has_authorization) {
     request.headers.emplace_back("Authorization", http::basic_auth(url->username, url->password));
   }
   // Go's Host header is the URL's authority as written ("h", not "h:80").
