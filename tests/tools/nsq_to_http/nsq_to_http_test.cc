@@ -153,6 +153,23 @@ class NsqToHttpTest : public ::testing::Test {
     }
   }
 
+  // Runs nsq_to_http on one message published to `topic`, with `args` after
+  // the topic and nsqd flags, until the endpoint got it and nsqd has it FIN'd;
+  // the requests the endpoint got.
+  std::vector<http::Request> deliver_one(const std::string& topic, const std::string& body,
+                                         RecordingEndpoint& endpoint,
+                                         const std::vector<std::string>& args) {
+    publish(topic, body);
+    std::vector<std::string> all{"--topic=" + topic, "--nsqd-tcp-address=" + nsqd_tcp()};
+    all.insert(all.end(), args.begin(), args.end());
+    ToolProcess tool;
+    EXPECT_EQ(tool.spawn(to_http_binary(), all), "");
+    EXPECT_TRUE(endpoint.wait_requests(1, 15s)) << tool.stderr_text();
+    EXPECT_TRUE(wait_drained(topic, "nsq_to_http"));
+    stop(tool);
+    return endpoint.requests();
+  }
+
   void stop(ToolProcess& tool) {
     ASSERT_TRUE(tool.send_signal(SIGTERM));
     EXPECT_EQ(tool.wait_exit_code(40s), 0) << tool.stderr_text();
@@ -363,17 +380,10 @@ const std::string kUserPaSsAuth = "Basic dXNlcjpwYTpzcw==";
 TEST_F(NsqToHttpTest, PostSendsTheUrlUserInfoAsBasicAuth) {
   RecordingEndpoint endpoint;
   ASSERT_TRUE(endpoint.start());
-  publish("authpost", "secret body");
-  ToolProcess tool;
   // As Go's url.Parse, the user info is percent-decoded before it is
   // encoded: "%3A" is a ':' inside the password.
-  ASSERT_EQ(tool.spawn(to_http_binary(), {"--topic=authpost", "--nsqd-tcp-address=" + nsqd_tcp(),
-                                          "--post=" + endpoint.url("/in", "user:pa%3Ass@")}),
-            "");
-  ASSERT_TRUE(endpoint.wait_requests(1, 15s)) << tool.stderr_text();
-  EXPECT_TRUE(wait_drained("authpost", "nsq_to_http"));
-  stop(tool);
-  auto requests = endpoint.requests();
+  auto requests = deliver_one("authpost", "secret body", endpoint,
+                              {"--post=" + endpoint.url("/in", "user:pa%3Ass@")});
   ASSERT_EQ(requests.size(), 1u);
   EXPECT_EQ(header_values(requests[0], "authorization"), std::vector<std::string>{kUserPaSsAuth});
   // The user info stays out of the Host header and the request target.
@@ -385,17 +395,10 @@ TEST_F(NsqToHttpTest, PostSendsTheUrlUserInfoAsBasicAuth) {
 TEST_F(NsqToHttpTest, GetSendsTheUrlUserInfoAsBasicAuth) {
   RecordingEndpoint endpoint;
   ASSERT_TRUE(endpoint.start());
-  publish("authget", "hi there");
-  ToolProcess tool;
   // Go runs a --get address through fmt.Sprintf, so a '%' in the user info
   // is written "%%": "pa%%3Ass" becomes "pa%3Ass", i.e. the password "pa:ss".
-  ASSERT_EQ(tool.spawn(to_http_binary(), {"--topic=authget", "--nsqd-tcp-address=" + nsqd_tcp(),
-                                          "--get=" + endpoint.url("/g?m=%s", "user:pa%%3Ass@")}),
-            "");
-  ASSERT_TRUE(endpoint.wait_requests(1, 15s)) << tool.stderr_text();
-  EXPECT_TRUE(wait_drained("authget", "nsq_to_http"));
-  stop(tool);
-  auto requests = endpoint.requests();
+  auto requests = deliver_one("authget", "hi there", endpoint,
+                              {"--get=" + endpoint.url("/g?m=%s", "user:pa%%3Ass@")});
   ASSERT_EQ(requests.size(), 1u);
   EXPECT_EQ(header_values(requests[0], "authorization"), std::vector<std::string>{kUserPaSsAuth});
   EXPECT_EQ(requests[0].header("host").value_or(""), endpoint.authority());
@@ -408,16 +411,9 @@ TEST_F(NsqToHttpTest, GetSendsTheUrlUserInfoAsBasicAuth) {
 TEST_F(NsqToHttpTest, HeaderAuthorizationWinsOverTheUrlUserInfo) {
   RecordingEndpoint endpoint;
   ASSERT_TRUE(endpoint.start());
-  publish("authboth", "x");
-  ToolProcess tool;
-  ASSERT_EQ(tool.spawn(to_http_binary(), {"--topic=authboth", "--nsqd-tcp-address=" + nsqd_tcp(),
-                                          "--post=" + endpoint.url("/in", "user:pa%3Ass@"),
-                                          "--header=Authorization: Bearer tok"}),
-            "");
-  ASSERT_TRUE(endpoint.wait_requests(1, 15s)) << tool.stderr_text();
-  EXPECT_TRUE(wait_drained("authboth", "nsq_to_http"));
-  stop(tool);
-  auto requests = endpoint.requests();
+  auto requests = deliver_one("authboth", "x", endpoint,
+                              {"--post=" + endpoint.url("/in", "user:pa%3Ass@"),
+                               "--header=Authorization: Bearer tok"});
   ASSERT_EQ(requests.size(), 1u);
   EXPECT_EQ(header_values(requests[0], "authorization"), std::vector<std::string>{"Bearer tok"});
 }
