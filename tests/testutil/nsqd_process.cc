@@ -2,7 +2,6 @@
 
 #include <fcntl.h>
 #include <signal.h>
-#include <spawn.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
@@ -13,7 +12,7 @@
 #include <cstdlib>
 #include <cstring>
 
-extern char** environ;
+#include "testutil/spawn_child.h"
 
 namespace nsq::testutil {
 
@@ -98,39 +97,14 @@ std::string NsqlookupdProcess::start(const Options& options) {
 }
 
 std::string ServerProcess::spawn(const SpawnOptions& options) {
-  const std::string& binary = options.binary;
-  if (binary.empty() || ::access(binary.c_str(), X_OK) != 0) return "no binary at '" + binary + "'";
-  std::vector<std::string> args = {binary};
-  args.insert(args.end(), options.args.begin(), options.args.end());
-  std::vector<char*> argv;
-  for (auto& a : args) argv.push_back(a.data());
-  argv.push_back(nullptr);
-
   int fds[2];
   if (::pipe2(fds, O_CLOEXEC) != 0) return std::string("pipe2: ") + std::strerror(errno);
-  posix_spawn_file_actions_t actions;
-  posix_spawn_file_actions_init(&actions);
-  posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0);
-  posix_spawn_file_actions_adddup2(&actions, fds[1], 1);
-  posix_spawn_file_actions_adddup2(&actions, fds[1], 2);
-  // The child starts with default signal dispositions and an empty mask even
-  // if the test runner blocked or ignored some.
-  posix_spawnattr_t attr;
-  posix_spawnattr_init(&attr);
-  sigset_t all, none;
-  sigfillset(&all);
-  sigemptyset(&none);
-  posix_spawnattr_setsigdefault(&attr, &all);
-  posix_spawnattr_setsigmask(&attr, &none);
-  posix_spawnattr_setflags(&attr, POSIX_SPAWN_SETSIGDEF | POSIX_SPAWN_SETSIGMASK);
-  int rc = ::posix_spawn(&pid_, binary.c_str(), &actions, &attr, argv.data(), environ);
-  posix_spawn_file_actions_destroy(&actions);
-  posix_spawnattr_destroy(&attr);
+  // stdout and stderr into one pipe: the log, in the order it was written.
+  std::string error = spawn_child(options.binary, options.args, ChildStdio{-1, fds[1], fds[1]}, pid_);
   ::close(fds[1]);
-  if (rc != 0) {
+  if (!error.empty()) {
     ::close(fds[0]);
-    pid_ = -1;
-    return std::string("posix_spawn: ") + std::strerror(rc);
+    return error;
   }
   reader_ = std::thread([this, fd = fds[0]] { reader_loop(fd); });
 
@@ -145,7 +119,7 @@ std::string ServerProcess::spawn(const SpawnOptions& options) {
   };
   cv_.wait_until(lock, deadline, ready);
   if (tcp_port_ != 0 && (!options.require_http || http_port_ != 0)) return {};
-  const std::string name = std::filesystem::path(binary).filename().string();
+  const std::string name = std::filesystem::path(options.binary).filename().string();
   std::string why =
       log_eof_ ? name + " exited before listening" : name + " did not announce its ports in time";
   return why + "; log:\n" + log_;

@@ -2,7 +2,6 @@
 
 #include <fcntl.h>
 #include <signal.h>
-#include <spawn.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -11,7 +10,7 @@
 #include <cstdlib>
 #include <cstring>
 
-extern char** environ;
+#include "testutil/spawn_child.h"
 
 namespace nsq::testutil {
 
@@ -43,47 +42,19 @@ ToolProcess::~ToolProcess() {
 
 std::string ToolProcess::spawn(const std::string& binary, const std::vector<std::string>& args,
                                bool pipe_stdin) {
-  if (binary.empty() || ::access(binary.c_str(), X_OK) != 0) return "no binary at '" + binary + "'";
-  std::vector<std::string> all = {binary};
-  all.insert(all.end(), args.begin(), args.end());
-  std::vector<char*> argv;
-  for (auto& a : all) argv.push_back(a.data());
-  argv.push_back(nullptr);
-
   int out[2], err[2], in[2] = {-1, -1};
   if (::pipe2(out, O_CLOEXEC) != 0 || ::pipe2(err, O_CLOEXEC) != 0)
     return std::string("pipe2: ") + std::strerror(errno);
   if (pipe_stdin && ::pipe2(in, O_CLOEXEC) != 0) return std::string("pipe2: ") + std::strerror(errno);
-
-  posix_spawn_file_actions_t actions;
-  posix_spawn_file_actions_init(&actions);
-  if (pipe_stdin)
-    posix_spawn_file_actions_adddup2(&actions, in[0], 0);
-  else
-    posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0);
-  posix_spawn_file_actions_adddup2(&actions, out[1], 1);
-  posix_spawn_file_actions_adddup2(&actions, err[1], 2);
-  // Default signal dispositions and an empty mask, whatever the runner set.
-  posix_spawnattr_t attr;
-  posix_spawnattr_init(&attr);
-  sigset_t all_signals, none;
-  sigfillset(&all_signals);
-  sigemptyset(&none);
-  posix_spawnattr_setsigdefault(&attr, &all_signals);
-  posix_spawnattr_setsigmask(&attr, &none);
-  posix_spawnattr_setflags(&attr, POSIX_SPAWN_SETSIGDEF | POSIX_SPAWN_SETSIGMASK);
-  int rc = ::posix_spawn(&pid_, binary.c_str(), &actions, &attr, argv.data(), environ);
-  posix_spawn_file_actions_destroy(&actions);
-  posix_spawnattr_destroy(&attr);
+  std::string error = spawn_child(binary, args, ChildStdio{in[0], out[1], err[1]}, pid_);
   ::close(out[1]);
   ::close(err[1]);
   if (pipe_stdin) ::close(in[0]);
-  if (rc != 0) {
+  if (!error.empty()) {
     ::close(out[0]);
     ::close(err[0]);
     if (pipe_stdin) ::close(in[1]);
-    pid_ = -1;
-    return std::string("posix_spawn: ") + std::strerror(rc);
+    return error;
   }
   stdin_fd_ = pipe_stdin ? in[1] : -1;
   out_reader_ = std::thread([this, fd = out[0]] { reader_loop(fd, &out_, &out_eof_); });
