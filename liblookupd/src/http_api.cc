@@ -74,17 +74,6 @@ std::string_view methods_of(std::string_view path) {
   return "";
 }
 
-bool allowed(std::string_view methods, std::string_view method) {
-  if (method == "HEAD") method = "GET";
-  for (std::size_t pos = 0; pos < methods.size();) {
-    std::size_t end = methods.find(", ", pos);
-    if (methods.substr(pos, end - pos) == method) return true;
-    if (end == std::string_view::npos) break;
-    pos = end + 2;
-  }
-  return false;
-}
-
 // Go's http_api.GetTopicChannelArgs.
 std::optional<Response> topic_channel_args(const Request& req, std::string& topic,
                                            std::string& channel) {
@@ -126,7 +115,7 @@ Response HttpApi::handle(const Request& req, Time now) const {
     r.headers.emplace_back("Allow", std::string(methods) + ", OPTIONS");
     return r;
   }
-  if (!allowed(methods, req.method)) return error(405, "METHOD_NOT_ALLOWED");
+  if (!http::method_allowed(methods, req.method)) return error(405, "METHOD_NOT_ALLOWED");
   return route(req, now);
 }
 

@@ -113,17 +113,6 @@ std::string_view methods_of(std::string_view path) {
   return "";
 }
 
-bool allowed(std::string_view methods, std::string_view method) {
-  if (method == "HEAD") method = "GET";
-  for (std::size_t pos = 0; pos < methods.size();) {
-    std::size_t end = methods.find(", ", pos);
-    if (methods.substr(pos, end - pos) == method) return true;
-    if (end == std::string_view::npos) break;
-    pos = end + 2;
-  }
-  return false;
-}
-
 }  // namespace
 
 void HttpApi::route(const Request& req, const Reply& reply) {
@@ -150,7 +139,7 @@ void HttpApi::route(const Request& req, const Reply& reply) {
     reply(std::move(r));
     return;
   }
-  if (!allowed(methods, req.method)) {
+  if (!http::method_allowed(methods, req.method)) {
     reply(error(405, "METHOD_NOT_ALLOWED"));
     return;
   }

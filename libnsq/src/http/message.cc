@@ -69,4 +69,15 @@ std::string_view status_text(int status) {
   }
 }
 
+bool method_allowed(std::string_view allow, std::string_view method) {
+  if (method == "HEAD") method = "GET";
+  for (std::size_t pos = 0; pos < allow.size();) {
+    std::size_t end = allow.find(", ", pos);
+    if (allow.substr(pos, end - pos) == method) return true;
+    if (end == std::string_view::npos) break;
+    pos = end + 2;
+  }
+  return false;
+}
+
 }  // namespace nsq::http

@@ -9,6 +9,7 @@
 
 #include "http/response.h"
 #include "http/target.h"
+#include "nsq/http/message.h"
 
 namespace nsq::http::detail {
 namespace {
@@ -224,6 +225,18 @@ TEST(Response, Head) {
   Response c;
   c.headers.emplace_back("connection", "Keep-Alive, Close");
   EXPECT_TRUE(response_wants_close(c));
+}
+
+TEST(MethodAllowed, AllowListAndHeadAsGet) {
+  EXPECT_TRUE(method_allowed("GET", "GET"));
+  EXPECT_TRUE(method_allowed("GET", "HEAD"));
+  EXPECT_TRUE(method_allowed("GET, POST", "POST"));
+  EXPECT_TRUE(method_allowed("GET, PUT", "PUT"));
+  EXPECT_FALSE(method_allowed("GET, PUT", "POST"));
+  EXPECT_FALSE(method_allowed("POST", "HEAD"));
+  EXPECT_FALSE(method_allowed("POST", "post"));  // case-sensitive, as Go
+  EXPECT_FALSE(method_allowed("GET, POST", "GET, POST"));
+  EXPECT_FALSE(method_allowed("", "GET"));
 }
 
 }  // namespace

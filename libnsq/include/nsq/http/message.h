@@ -57,4 +57,8 @@ struct Response {
 // "OK", "Not Found", ... for a status code ("" if unknown).
 std::string_view status_text(int status);
 
+// Whether `method` is in `allow`, an Allow header's value ("GET, POST"); HEAD
+// counts as GET, as Go's router serves it.
+bool method_allowed(std::string_view allow, std::string_view method);
+
 }  // namespace nsq::http
