@@ -663,27 +663,11 @@ awaitable<bool> ClientConn::cmd_pub(const Params& params) {
   if (!is_valid_topic_name(topic)) {
     co_return fatal("E_BAD_TOPIC", "PUB topic name " + flags::go_quote(topic) + " is not valid");
   }
-  auto size = co_await read_size();
-  if (!size) co_return fatal("E_BAD_MESSAGE", "PUB failed to read message body size");
-  const Options& o = broker_.options();
-  if (*size <= 0) {
-    co_return fatal("E_BAD_MESSAGE", "PUB invalid message body size " + std::to_string(*size));
-  }
-  if (*size > o.max_msg_size) {
-    co_return fatal("E_BAD_MESSAGE", "PUB message too big " + std::to_string(*size) + " > " +
-                                         std::to_string(o.max_msg_size));
-  }
-  if (!co_await fill(static_cast<std::size_t>(*size))) {
-    co_return fatal("E_BAD_MESSAGE", "PUB failed to read message body");
-  }
   // (Locals rather than temporaries in the co_await: GCC 12 miscompiles a
   // braced list there.)
   std::string_view cmd = "PUB";
-  if (!co_await check_auth(cmd, topic, std::string())) co_return false;
-  std::vector<std::string_view> bodies(1, buffered().substr(0, static_cast<std::size_t>(*size)));
-  bool ok = co_await publish(cmd, topic, std::move(bodies), std::chrono::milliseconds(0));
-  consume(static_cast<std::size_t>(*size));
-  co_return ok;
+  auto no_delay = std::chrono::milliseconds(0);
+  co_return co_await publish_one_body(cmd, topic, no_delay);
 }
 
 awaitable<bool> ClientConn::cmd_dpub(const Params& params) {
@@ -696,28 +680,37 @@ awaitable<bool> ClientConn::cmd_dpub(const Params& params) {
   if (!defer) {
     co_return fatal("E_INVALID", "DPUB could not parse timeout " + std::string(params[1]));
   }
-  const Options& o = broker_.options();
-  auto max_ms = std::chrono::duration_cast<std::chrono::milliseconds>(o.max_req_timeout).count();
+  auto max_ms =
+      std::chrono::duration_cast<std::chrono::milliseconds>(broker_.options().max_req_timeout)
+          .count();
   if (*defer > static_cast<std::uint64_t>(max_ms)) {
     co_return fatal("E_INVALID", "DPUB timeout " + std::to_string(*defer) + " out of range 0-" +
                                      std::to_string(max_ms));
   }
+  std::string_view cmd = "DPUB";
+  auto delay = std::chrono::milliseconds(static_cast<std::int64_t>(*defer));
+  co_return co_await publish_one_body(cmd, topic, delay);
+}
+
+// PUB and DPUB after their parameters: the size, the body, then publish.
+awaitable<bool> ClientConn::publish_one_body(std::string_view cmd, const std::string& topic,
+                                             std::chrono::milliseconds delay) {
+  const std::string name(cmd);
   auto size = co_await read_size();
-  if (!size) co_return fatal("E_BAD_MESSAGE", "DPUB failed to read message body size");
+  if (!size) co_return fatal("E_BAD_MESSAGE", name + " failed to read message body size");
+  const Options& o = broker_.options();
   if (*size <= 0) {
-    co_return fatal("E_BAD_MESSAGE", "DPUB invalid message body size " + std::to_string(*size));
+    co_return fatal("E_BAD_MESSAGE", name + " invalid message body size " + std::to_string(*size));
   }
   if (*size > o.max_msg_size) {
-    co_return fatal("E_BAD_MESSAGE", "DPUB message too big " + std::to_string(*size) + " > " +
+    co_return fatal("E_BAD_MESSAGE", name + " message too big " + std::to_string(*size) + " > " +
                                          std::to_string(o.max_msg_size));
   }
   if (!co_await fill(static_cast<std::size_t>(*size))) {
-    co_return fatal("E_BAD_MESSAGE", "DPUB failed to read message body");
+    co_return fatal("E_BAD_MESSAGE", name + " failed to read message body");
   }
-  std::string_view cmd = "DPUB";
   if (!co_await check_auth(cmd, topic, std::string())) co_return false;
   std::vector<std::string_view> bodies(1, buffered().substr(0, static_cast<std::size_t>(*size)));
-  auto delay = std::chrono::milliseconds(static_cast<std::int64_t>(*defer));
   bool ok = co_await publish(cmd, topic, std::move(bodies), delay);
   consume(static_cast<std::size_t>(*size));
   co_return ok;

@@ -102,6 +102,8 @@ class ClientConn : public Subscriber, public std::enable_shared_from_this<Client
   boost::asio::awaitable<bool> cmd_pub(const Params& params);
   boost::asio::awaitable<bool> cmd_mpub(const Params& params);
   boost::asio::awaitable<bool> cmd_dpub(const Params& params);
+  boost::asio::awaitable<bool> publish_one_body(std::string_view cmd, const std::string& topic,
+                                                std::chrono::milliseconds delay);
   boost::asio::awaitable<bool> publish(std::string_view cmd, const std::string& topic_name,
                                        std::vector<std::string_view> bodies,
                                        std::chrono::milliseconds defer);
