@@ -106,7 +106,7 @@ std::error_code DiskQueue::recover() {
     ++last;
   }
   for (std::int64_t num = write_file_num_; num <= last; ++num) {
-    trim_zero_tail(num, num == write_file_num_ ? write_pos_ : 0);
+    cut_unfinished_tail(num, num == write_file_num_ ? write_pos_ : 0);
   }
   struct stat st;
   std::filesystem::path write_path = segment_path(write_file_num_);
@@ -381,11 +381,17 @@ DiskQueue::RecordWalk DiskQueue::walk_records(int fd, std::int64_t from, std::in
   return walk;
 }
 
-// A queue that preallocated (Options::preallocate_bytes) and did not close
-// leaves zeros after its last record; cut them, so that the segment reads,
-// and is, as NSQ would have written it. Anything else after the last whole
-// record is left for the reader to find and report.
-void DiskQueue::trim_zero_tail(std::int64_t file_num, std::int64_t from) {
+// Past the checkpoint, what follows the last whole record of a segment a
+// crash left is one of two things, and neither was ever acknowledged (an
+// acknowledged record precedes everything unfinished; see flush):
+// - zeros a preallocating queue wrote ahead;
+// - a write the crash cut short (SIGKILL can stop a pwrite between pages): a
+//   record running past the file end, or, over preallocated zeros, a zero
+//   first header (flush writes it last) with the rest of its group behind.
+// Both are cut, so that the segment reads, and is, as NSQ would have written
+// it. Anything else (a nonzero invalid length) is corruption, left for the
+// reader to report.
+void DiskQueue::cut_unfinished_tail(std::int64_t file_num, std::int64_t from) {
   if (options_.min_msg_size < 1) return;  // a zero header could be a record
   std::string path = segment_path(file_num).string();
   int fd = ::open(path.c_str(), O_RDWR | O_CLOEXEC);
@@ -393,12 +399,26 @@ void DiskQueue::trim_zero_tail(std::int64_t file_num, std::int64_t from) {
   struct stat st;
   if (::fstat(fd, &st) == 0 && st.st_size > from) {
     std::int64_t pos = walk_records(fd, from, st.st_size).end;
-    if (pos < st.st_size && file_io::all_zero(fd, pos, st.st_size)) {
+    std::int64_t cut = st.st_size - pos;
+    bool zeros = cut > 0 && file_io::all_zero(fd, pos, st.st_size);
+    bool unfinished = false;
+    char header[4];
+    if (cut > 0 && !zeros) {
+      if (cut < 4) {
+        unfinished = true;  // a header cut short
+      } else if (!file_io::pread_full(fd, header, 4, pos)) {
+        std::int64_t len = detail::get_u32be(header);
+        unfinished = len == 0 || (len >= options_.min_msg_size &&
+                                  len <= options_.max_msg_size && pos + 4 + len > st.st_size);
+      }
+    }
+    if (zeros || unfinished) {
+      std::string what = zeros ? " preallocated bytes after the last record of "
+                               : " bytes of an unfinished write after the last record of ";
       if (::ftruncate(fd, pos) == 0 && ::fdatasync(fd) == 0) {
-        log(LogLevel::info, "cut " + std::to_string(st.st_size - pos) +
-                                " preallocated bytes after the last record of " + path);
+        log(zeros ? LogLevel::info : LogLevel::warn, "cut " + std::to_string(cut) + what + path);
       } else {
-        log(LogLevel::warn, "failed to cut the preallocated tail of " + path + " - " +
+        log(LogLevel::warn, "failed to cut the unfinished tail of " + path + " - " +
                                 ec_text(file_io::errno_code()));
       }
     }

@@ -20,6 +20,7 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <cstring>
 
 #include "disk_queue_internal.h"
 #include "file_io.h"
@@ -332,8 +333,22 @@ std::error_code DiskQueue::flush(std::unique_lock<std::mutex>& lock, std::string
     write_file_ = std::move(file);
     lock.unlock();
   }
-  if (preallocating()) fill_ahead(*write_file_, start + static_cast<std::int64_t>(data.size()));
-  std::error_code ec = file_io::pwrite_full(write_file_->fd, data, start);
+  std::error_code ec;
+  if (preallocating()) {  // records are at least 1 byte: data.size() > 4
+    fill_ahead(*write_file_, start + static_cast<std::int64_t>(data.size()));
+    // Over zeros, a write a crash cut short would read as a header and a
+    // body that ends in zeros, a whole record. With the group's first
+    // header written last, it stays zero until everything behind it is in
+    // place, and reopening cuts the group (cut_unfinished_tail).
+    // (The header is copied to an aligned buffer so that its source cannot
+    // straddle two memory pages and be copied in two steps.)
+    alignas(4) char header[4];
+    std::memcpy(header, data.data(), 4);
+    ec = file_io::pwrite_full(write_file_->fd, data.substr(4), start + 4);
+    if (!ec) ec = file_io::pwrite_full(write_file_->fd, std::string_view(header, 4), start);
+  } else {
+    ec = file_io::pwrite_full(write_file_->fd, data, start);
+  }
   if (ec) {
     log(LogLevel::error, "failed to write " + write_file_->path + " - " + detail::ec_text(ec));
     // Drop the partial record so a crash now cannot leave half a record

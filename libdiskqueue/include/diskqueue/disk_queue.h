@@ -270,9 +270,10 @@ class DiskQueue {
   bool preallocating() const noexcept;
   void fill_ahead(File& file, std::int64_t end);
   void cut_fill(File& file, std::int64_t end);
-  // open(): cuts zeros a crash left behind the last record of segment
-  // `file_num` (the scan starts at `from`, a record boundary).
-  void trim_zero_tail(std::int64_t file_num, std::int64_t from);
+  // open(): cuts what a crash left behind the last whole record of segment
+  // `file_num` past the checkpoint (the scan starts at `from`, a record
+  // boundary): preallocated zeros and a write it cut short.
+  void cut_unfinished_tail(std::int64_t file_num, std::int64_t from);
   struct RecordWalk {
     std::int64_t end;    // just past the last whole valid record
     std::int64_t count;  // records walked

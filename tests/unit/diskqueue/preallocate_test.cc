@@ -8,6 +8,7 @@
 #include <cstdio>
 #include <filesystem>
 #include <map>
+#include <memory>
 #include <mutex>
 #include <optional>
 #include <string>
@@ -151,23 +152,74 @@ TEST(Preallocate, ACrashImageLosesTheZerosAndNoRecord) {
   }
 }
 
-TEST(Preallocate, OnlyZerosAreCut) {
-  // Bytes after the last record that are not all zeros are not a
-  // preallocated tail: they stay, and the reader reports them as it would.
+// A crash image past the checkpoint: "ok" is checkpointed (write position 6),
+// "more" was put after it, then `tail`.
+std::unique_ptr<DiskQueue> open_crash_image(const fs::path& dir, const std::string& tail,
+                                               CapturedLog& log) {
+  write_file(dir / "p.diskqueue.meta.dat", "1\n0,0\n0,6\n");
+  write_file(segment(dir, 0), record_bytes("ok") + record_bytes("more") + tail);
+  auto q = DiskQueue::open(options(dir, 0, &log));
+  if (!q) return nullptr;
+  return std::move(*q);
+}
+
+void expect_ok_more_and_nothing_bad(DiskQueue& q, const fs::path& dir) {
+  EXPECT_EQ(q.depth(), 2);
+  EXPECT_EQ(q.try_read(), std::optional<std::string>("ok"));
+  EXPECT_EQ(q.try_read(), std::optional<std::string>("more"));
+  EXPECT_FALSE(q.try_read());
+  for (const auto& e : fs::directory_iterator(dir)) {
+    EXPECT_NE(e.path().extension(), ".bad") << e.path() << ": nothing is bad";
+  }
+}
+
+TEST(Preallocate, AGroupCutShortBehindItsZeroFirstHeaderIsCut) {
+  // flush writes a group's first header last: a crash between the two
+  // writes, or inside the first, leaves a zero header with part of the group
+  // behind it, and zeros after.
   TempDir dir;
-  write_file(dir.path() / "p.diskqueue.meta.dat", "1\n0,0\n0,6\n");
-  std::string tail(64, '\0');
-  tail[40] = 'x';
-  write_file(segment(dir.path(), 0), record_bytes("ok") + record_bytes("more") + tail);
+  std::string tail(4, '\0');
+  tail += "ial-body";
+  tail += record_bytes("second-of-the-group").substr(0, 11);
+  tail += std::string(100, '\0');
   CapturedLog log;
-  auto q = DiskQueue::open(options(dir.path(), 0, &log));
+  auto q = open_crash_image(dir.path(), tail, log);
   ASSERT_TRUE(q);
-  EXPECT_FALSE(log.mentions("preallocated"));
+  EXPECT_EQ(fs::file_size(segment(dir.path(), 0)), 6u + 8u);
+  EXPECT_TRUE(log.mentions("cut " + std::to_string(tail.size()) +
+                           " bytes of an unfinished write after the last record of"));
+  expect_ok_more_and_nothing_bad(*q, dir.path());
+}
+
+TEST(Preallocate, ARecordRunningPastTheFileEndIsCut) {
+  // Without preallocation a write cut short leaves the file ending inside
+  // its record, or inside its header.
+  const std::string cut_short = record_bytes(std::string(300, 'c'));  // length 00 00 01 2c
+  for (std::size_t keep : {3u, 9u, 303u}) {
+    TempDir dir;
+    CapturedLog log;
+    auto q = open_crash_image(dir.path(), cut_short.substr(0, keep), log);
+    ASSERT_TRUE(q);
+    EXPECT_EQ(fs::file_size(segment(dir.path(), 0)), 6u + 8u);
+    EXPECT_TRUE(log.mentions("bytes of an unfinished write after the last record of"));
+    expect_ok_more_and_nothing_bad(*q, dir.path());
+  }
+}
+
+TEST(Preallocate, AnInvalidNonzeroLengthIsLeftForTheReader) {
+  // No write of ours leaves a nonzero length outside [min, max]: that is
+  // corruption, which stays for the reader to report.
+  TempDir dir;
+  std::string tail = std::string("\xff\xff\xff\xff") + std::string(60, '\0');
+  CapturedLog log;
+  auto q = open_crash_image(dir.path(), tail, log);
+  ASSERT_TRUE(q);
+  EXPECT_FALSE(log.mentions("cut "));
   EXPECT_EQ(fs::file_size(segment(dir.path(), 0)), 6u + 8u + 64u);
-  EXPECT_EQ((*q)->try_read(), std::optional<std::string>("ok"));
-  EXPECT_EQ((*q)->try_read(), std::optional<std::string>("more"));
-  EXPECT_FALSE((*q)->try_read());
-  EXPECT_TRUE(log.mentions("invalid record size 0"));
+  EXPECT_EQ(q->try_read(), std::optional<std::string>("ok"));
+  EXPECT_EQ(q->try_read(), std::optional<std::string>("more"));
+  EXPECT_FALSE(q->try_read());
+  EXPECT_TRUE(log.mentions("invalid record size"));
 }
 
 TEST(Preallocate, OffWhenAZeroHeaderCouldBeARecord) {
