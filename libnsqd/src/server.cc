@@ -12,6 +12,7 @@
 #include <boost/asio/use_awaitable.hpp>
 #include <spdlog/spdlog.h>
 
+#include <chrono>
 #include <condition_variable>
 #include <fcntl.h>
 #include <future>
@@ -25,6 +26,7 @@
 #include "client_conn.h"
 #include "conn_registry.h"
 #include "http_api.h"
+#include "io_loop.h"
 #include "statsd.h"
 #include "tls_context.h"
 #include "worker_pool.h"
@@ -40,6 +42,10 @@ using tcp = asio::ip::tcp;
 
 namespace {
 
+// How long an I/O thread out of work polls before it sleeps (io_loop.h):
+// a single PUB's next request comes about 20-30 us after its reply here.
+constexpr std::chrono::microseconds kIoSpin{100};
+
 // One io_context per thread; a connection stays on the context it was
 // accepted onto for its whole life.
 class IoPool {
@@ -52,7 +58,9 @@ class IoPool {
     }
   }
   void start() {
-    for (auto& c : contexts_) threads_.emplace_back([ctx = c.get()] { ctx->run(); });
+    for (auto& c : contexts_) {
+      threads_.emplace_back([ctx = c.get()] { run_io_loop(*ctx, kIoSpin); });
+    }
   }
   void stop() {
     guards_.clear();
