@@ -23,7 +23,6 @@ class SpinPolicy {
   explicit SpinPolicy(std::chrono::microseconds spin) noexcept : spin_(spin) {}
 
   bool should_spin() const noexcept { return credit_ > 0; }
-  std::chrono::microseconds spin() const noexcept { return spin_; }
   // From the end of one piece of work to the end of the next.
   void record_gap(std::chrono::nanoseconds gap) noexcept;
 
