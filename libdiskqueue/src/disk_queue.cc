@@ -26,6 +26,28 @@ bool segment_exists(const std::filesystem::path& path) {
   return ::stat(path.c_str(), &st) == 0;
 }
 
+// The numbers of queue `name`'s segment files in `dir`, ascending. Reads the
+// directory rather than trying every number: a corrupt checkpoint can name
+// file numbers millions apart.
+std::vector<std::int64_t> segment_numbers(const std::filesystem::path& dir,
+                                          const std::string& name) {
+  std::string prefix = name + ".diskqueue.";
+  std::vector<std::int64_t> nums;
+  std::error_code ec;
+  for (const auto& entry : std::filesystem::directory_iterator(dir, ec)) {
+    std::string file = entry.path().filename().string();
+    if (!file.starts_with(prefix) || !file.ends_with(".dat")) continue;
+    std::string_view digits(file);
+    digits = digits.substr(prefix.size(), digits.size() - prefix.size() - 4);
+    std::int64_t n = 0;
+    auto [end, err] = std::from_chars(digits.data(), digits.data() + digits.size(), n);
+    if (err != std::errc() || end != digits.data() + digits.size() || digits.empty()) continue;
+    nums.push_back(n);
+  }
+  std::sort(nums.begin(), nums.end());
+  return nums;
+}
+
 }  // namespace
 
 using detail::ec_text;
@@ -96,6 +118,49 @@ std::error_code DiskQueue::recover() {
     write_pos_ = meta.write_pos;
   }
 
+  // The checkpoint names a write position past the end of the write
+  // segment's data (a power cut lost a tail the meta file had counted, or
+  // someone cut the file): every whole record before the damage is still
+  // delivered, and writing resumes after the last of them.
+  struct stat write_st;
+  if (::stat(segment_path(write_file_num_).c_str(), &write_st) == 0 &&
+      write_st.st_size < write_pos_) {
+    int fd = ::open(segment_path(write_file_num_).c_str(), O_RDONLY | O_CLOEXEC);
+    if (fd >= 0) {
+      std::int64_t whole = walk_records(fd, 0, write_st.st_size).end;
+      bool same_file = read_file_num_ == write_file_num_;
+      if (same_file) read_pos_ = std::min(read_pos_, whole);
+      log(LogLevel::error, "metadata writePos " + std::to_string(write_pos_) +
+                               " > file size " + std::to_string(write_st.st_size) + " of " +
+                               segment_path(write_file_num_).string() +
+                               " - data lost after its last whole record at " +
+                               std::to_string(whole) + ", reading up to it");
+      write_pos_ = whole;
+      if (same_file) depth_ = walk_records(fd, read_pos_, whole).count;
+      ::close(fd);
+    }
+  }
+
+  // A read position past the write position: the checkpoint lies about one
+  // of them, and it cannot tell which. Like a checkpoint that does not
+  // parse, read every segment there is from its start (at least once: some
+  // records may come again) rather than drop them.
+  if (read_file_num_ > write_file_num_ ||
+      (read_file_num_ == write_file_num_ && read_pos_ > write_pos_)) {
+    std::vector<std::int64_t> nums = segment_numbers(options_.data_path, options_.name);
+    std::int64_t first = nums.empty() ? std::max(read_file_num_, write_file_num_) + 1 : nums.front();
+    log(LogLevel::error, "read position " + std::to_string(read_file_num_) + "," +
+                             std::to_string(read_pos_) + " is past write position " +
+                             std::to_string(write_file_num_) + "," + std::to_string(write_pos_) +
+                             " in " + meta_path().string() +
+                             " - corrupt metadata, reading every segment from " +
+                             segment_path(first).string());
+    read_file_num_ = write_file_num_ = first;
+    read_pos_ = write_pos_ = 0;
+    depth_ = 0;
+    unsynced_ops_ = 1;
+  }
+
   // Records appended after the last checkpoint (an unclean stop, or puts
   // made durable by their own fsync while the meta file lagged) lie past
   // write_pos, or in segments after the write segment when the checkpoint of
@@ -132,22 +197,7 @@ std::error_code DiskQueue::recover() {
     unsynced_ops_ = 1;
   }
 
-  bool beyond = read_file_num_ > write_file_num_ ||
-                (read_file_num_ == write_file_num_ && read_pos_ > write_pos_);
-  if (beyond) {
-    log(LogLevel::error, "read position " + std::to_string(read_file_num_) + "," +
-                             std::to_string(read_pos_) + " is past write position " +
-                             std::to_string(write_file_num_) + "," + std::to_string(write_pos_) +
-                             " - corrupt metadata, skipping to a new file");
-    remove_segments(std::min(read_file_num_, write_file_num_),
-                    std::max(read_file_num_, write_file_num_));
-    write_file_num_ = std::max(read_file_num_, write_file_num_) + 1;
-    write_pos_ = 0;
-    read_file_num_ = write_file_num_;
-    read_pos_ = 0;
-    depth_ = 0;
-    unsynced_ops_ = 1;
-  } else if (read_file_num_ == write_file_num_ && read_pos_ == write_pos_ && depth_ != 0) {
+  if (read_file_num_ == write_file_num_ && read_pos_ == write_pos_ && depth_ != 0) {
     log(LogLevel::error, "depth " + std::to_string(depth_) +
                              " in metadata but the queue is empty - resetting to 0");
     depth_ = 0;
@@ -347,21 +397,10 @@ void DiskQueue::do_bad_segment(std::unique_lock<std::mutex>& lock, std::int64_t 
   lock.lock();
 }
 
-// Deletes this queue's segments numbered first..last that exist. Reads the
-// directory rather than trying every number: a corrupt checkpoint can name
-// file numbers millions apart.
+// Deletes this queue's segments numbered first..last that exist.
 void DiskQueue::remove_segments(std::int64_t first, std::int64_t last) const {
-  std::string prefix = options_.name + ".diskqueue.";
-  std::error_code ec;
-  for (const auto& entry : std::filesystem::directory_iterator(options_.data_path, ec)) {
-    std::string file = entry.path().filename().string();
-    if (!file.starts_with(prefix) || !file.ends_with(".dat")) continue;
-    std::string_view digits(file);
-    digits = digits.substr(prefix.size(), digits.size() - prefix.size() - 4);
-    std::int64_t n = 0;
-    auto [end, err] = std::from_chars(digits.data(), digits.data() + digits.size(), n);
-    if (err != std::errc() || end != digits.data() + digits.size() || digits.empty()) continue;
-    if (n >= first && n <= last) ::unlink(entry.path().c_str());
+  for (std::int64_t n : segment_numbers(options_.data_path, options_.name)) {
+    if (n >= first && n <= last) ::unlink(segment_path(n).c_str());
   }
 }
 

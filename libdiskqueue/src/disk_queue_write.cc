@@ -395,12 +395,16 @@ bool DiskQueue::preallocating() const noexcept {
 }
 
 // Writer role held. A failure is not an error of the put: the write that
-// follows meets the same condition (a full disk) and reports it.
+// follows meets the same condition (a full disk) and reports it. Zeros go
+// only past write_pos_ (everything before it is acknowledged records), and
+// filled_to counts what a fill cut short did write, so that no later fill
+// starts below records written since.
 void DiskQueue::fill_ahead(File& file, std::int64_t end) {
-  if (end <= file.filled_to) return;
+  std::int64_t from = std::max(file.filled_to, write_pos_);
+  if (end <= from) return;
   std::int64_t to = std::max(end, std::min(end + options_.preallocate_bytes,
                                            options_.max_bytes_per_file));
-  if (!file_io::write_zeros(file.fd, file.filled_to, to - file.filled_to)) file.filled_to = to;
+  file.filled_to = from + file_io::write_zeros(file.fd, from, to - from).written;
 }
 
 // Writer role held (or the queue closing). Leaves the file ending at `end`,

@@ -49,10 +49,11 @@ const char* zero_block() {
 }
 }  // namespace
 
-std::error_code write_zeros(int fd, std::int64_t offset, std::int64_t size) {
+ZeroFill write_zeros(int fd, std::int64_t offset, std::int64_t size) {
   // One pwritev of up to 16 references to the same zero block per step.
   constexpr int kMaxIov = 16;
   iovec iov[kMaxIov];
+  ZeroFill done;
   while (size > 0) {
     int n = 0;
     std::int64_t step = 0;
@@ -64,12 +65,14 @@ std::error_code write_zeros(int fd, std::int64_t offset, std::int64_t size) {
     ssize_t w = ::pwritev(fd, iov, n, offset);
     if (w < 0) {
       if (errno == EINTR) continue;
-      return errno_code();
+      done.ec = errno_code();
+      return done;
     }
     offset += w;
     size -= w;
+    done.written += w;
   }
-  return {};
+  return done;
 }
 
 bool all_zero(int fd, std::int64_t from, std::int64_t to) {

@@ -18,8 +18,13 @@ std::error_code pread_full(int fd, char* out, std::size_t size, std::int64_t off
 
 std::error_code pwrite_full(int fd, std::string_view data, std::int64_t offset);
 
-// Writes `size` zero bytes at `offset`.
-std::error_code write_zeros(int fd, std::int64_t offset, std::int64_t size);
+// Writes `size` zero bytes at `offset`. On an error (a full disk), `written`
+// says how many were written before it.
+struct ZeroFill {
+  std::int64_t written = 0;
+  std::error_code ec;
+};
+ZeroFill write_zeros(int fd, std::int64_t offset, std::int64_t size);
 // Whether the bytes in [from, to) all read as zero (false on a read error).
 bool all_zero(int fd, std::int64_t from, std::int64_t to);
 

@@ -5,6 +5,7 @@
 #include <gtest/gtest.h>
 
 #include <chrono>
+#include <cstdio>
 #include <mutex>
 #include <vector>
 
@@ -166,17 +167,46 @@ TEST(Corruption, UndercountedDepthNeverGoesNegative) {
   EXPECT_EQ((*q)->depth(), 0);
 }
 
-TEST(Corruption, ReadPositionPastWritePositionStartsOver) {
+// Issue 23: a checkpoint whose read position is past its write position
+// cannot say which of the two lies; every segment there is gets read from its
+// start, as when the checkpoint does not parse, instead of being dropped.
+TEST(Corruption, ReadPositionPastWritePositionReadsEverySegment) {
   TempDir dir;
   CapturedLog log;
   write_file(dir.path() / "c.diskqueue.000000.dat", record_bytes("zz"));
   write_file(dir.path() / "c.diskqueue.meta.dat", "5\n3,10\n0,6\n");
   auto q = DiskQueue::open(options(dir, log));
   ASSERT_TRUE(q);
-  EXPECT_EQ((*q)->depth(), 0);
-  EXPECT_FALSE((*q)->try_read());
+  EXPECT_TRUE(log.mentions("is past write position"));
+  EXPECT_TRUE(log.mentions("c.diskqueue.meta.dat"));
+  EXPECT_EQ((*q)->depth(), 1);
   ASSERT_FALSE((*q)->put("fresh"));
-  EXPECT_EQ(*(*q)->try_read(), "fresh");
+  expect_reads(**q, {"zz", "fresh"});
+}
+
+TEST(Corruption, ReadPositionPastWritePositionAcrossSegmentsLosesNothing) {
+  TempDir dir;
+  CapturedLog log;
+  // Segments 3..5 (0..2 were read and deleted); the checkpoint's write
+  // position fell behind its read position.
+  std::vector<std::string> want;
+  for (int seg = 3; seg <= 5; ++seg) {
+    std::string bytes;
+    for (int i = 0; i < 4; ++i) {
+      want.push_back("s" + std::to_string(seg) + "r" + std::to_string(i));
+      bytes += record_bytes(want.back());
+    }
+    char name[64];
+    std::snprintf(name, sizeof name, "c.diskqueue.%06d.dat", seg);
+    write_file(dir.path() / name, bytes);
+  }
+  write_file(dir.path() / "c.diskqueue.meta.dat", "12\n5,16\n4,8\n");
+  auto q = DiskQueue::open(options(dir, log));
+  ASSERT_TRUE(q);
+  EXPECT_EQ((*q)->depth(), 12);
+  ASSERT_FALSE((*q)->put("fresh"));
+  want.push_back("fresh");
+  expect_reads(**q, want);
 }
 
 TEST(Corruption, FileNumbersFarApartInTheCheckpointAreHandledQuickly) {
@@ -184,15 +214,69 @@ TEST(Corruption, FileNumbersFarApartInTheCheckpointAreHandledQuickly) {
   // to delete a hundred million file names one by one.
   TempDir dir;
   CapturedLog log;
-  write_file(dir.path() / "c.diskqueue.000000.dat", record_bytes("gone"));
+  write_file(dir.path() / "c.diskqueue.000000.dat", record_bytes("kept"));
   write_file(dir.path() / "c.diskqueue.meta.dat", "0\n99999999,0\n0,8\n");
   auto started = std::chrono::steady_clock::now();
   auto q = DiskQueue::open(options(dir, log));
   ASSERT_TRUE(q);
   EXPECT_LT(std::chrono::steady_clock::now() - started, std::chrono::seconds(5));
-  EXPECT_FALSE(std::filesystem::exists(dir.path() / "c.diskqueue.000000.dat"));
   ASSERT_FALSE((*q)->put("fresh"));
-  expect_reads(**q, {"fresh"});
+  expect_reads(**q, {"kept", "fresh"});
+}
+
+// Issue 23: the write segment ends before the checkpoint's write position
+// (a power cut kept the meta file but not the data's tail). Every whole
+// record before the damage is delivered; writing resumes after them.
+TEST(Corruption, WriteSegmentCutShortDeliversItsWholeRecords) {
+  for (std::size_t cut : {std::size_t{8}, std::size_t{3}, std::size_t{11}}) {
+    SCOPED_TRACE("cut " + std::to_string(cut) + " bytes");
+    TempDir dir;
+    CapturedLog log;
+    std::string seg;
+    std::vector<std::string> want;
+    for (int i = 0; i < 10; ++i) {
+      want.push_back("rec" + std::to_string(i));  // 4 + 4 bytes each
+      seg += record_bytes(want.back());
+    }
+    write_file(dir.path() / "c.diskqueue.000000.dat", seg.substr(0, seg.size() - cut));
+    write_file(dir.path() / "c.diskqueue.meta.dat",
+               "10\n0,0\n0," + std::to_string(seg.size()) + "\n");
+    auto q = DiskQueue::open(options(dir, log));
+    ASSERT_TRUE(q);
+    EXPECT_TRUE(log.mentions("c.diskqueue.000000.dat")) << "the log names the file";
+    std::size_t lost = (cut + 7) / 8;
+    want.resize(want.size() - lost);
+    EXPECT_EQ((*q)->depth(), static_cast<std::int64_t>(want.size()));
+    ASSERT_FALSE((*q)->put("after"));
+    want.push_back("after");
+    expect_reads(**q, want);
+    EXPECT_FALSE(std::filesystem::exists(dir.path() / "c.diskqueue.000000.dat.bad"));
+  }
+}
+
+// The same with the read position inside the write segment.
+TEST(Corruption, WriteSegmentCutShortBehindTheReadPosition) {
+  TempDir dir;
+  CapturedLog log;
+  std::string seg;
+  for (int i = 0; i < 10; ++i) seg += record_bytes("rec" + std::to_string(i));
+  write_file(dir.path() / "c.diskqueue.000000.dat", seg.substr(0, 64));
+  // Read position after record 5 (48), write position at 80: records 6 and 7
+  // are still there, 8 and 9 are gone.
+  write_file(dir.path() / "c.diskqueue.meta.dat", "4\n0,48\n0,80\n");
+  auto q = DiskQueue::open(options(dir, log));
+  ASSERT_TRUE(q);
+  EXPECT_EQ((*q)->depth(), 2);
+  expect_reads(**q, {"rec6", "rec7"});
+  // And with the read position past what is left: nothing to read, no error.
+  TempDir dir2;
+  write_file(dir2.path() / "c.diskqueue.000000.dat", seg.substr(0, 40));
+  write_file(dir2.path() / "c.diskqueue.meta.dat", "1\n0,72\n0,80\n");
+  auto q2 = DiskQueue::open(options(dir2, log));
+  ASSERT_TRUE(q2);
+  EXPECT_EQ((*q2)->depth(), 0);
+  ASSERT_FALSE((*q2)->put("after"));
+  expect_reads(**q2, {"after"});
 }
 
 TEST(Corruption, RecordsPastTheCheckpointAreRecoveredAndNotOverwritten) {
