@@ -37,6 +37,7 @@ using Clock = std::chrono::steady_clock;
 namespace {
 
 constexpr std::size_t kMaxPumpBatch = 256;
+constexpr std::size_t kMaxKeptWriteBuffer = 1 << 20;
 constexpr std::string_view kMagicV2 = "  V2";
 constexpr std::chrono::seconds kTlsHandshakeTimeout{5};
 
@@ -60,7 +61,7 @@ ClientConn::ClientConn(asio::ip::tcp::socket socket, Broker& broker, ConnRegistr
       registry_(registry),
       id_(broker.next_client_id()),
       remote_(endpoint_text(socket_)),
-      write_done_(socket_.get_executor(), Clock::time_point::max()),
+      write_progress_(socket_.get_executor(), Clock::time_point::max()),
       write_signal_(socket_.get_executor(), Clock::time_point::max()),
       watchdog_timer_(socket_.get_executor()),
       connect_ts_(std::chrono::duration_cast<std::chrono::seconds>(
@@ -148,9 +149,18 @@ awaitable<bool> ClientConn::fill(std::size_t n) {
       co_return false;
     }
     in_.commit(got, space.size());
-    if (settings_.heartbeat_interval_ms > 0) {
-      read_deadline_ = Clock::now() + 2 * ms(settings_.heartbeat_interval_ms);
-    }
+  }
+  co_return true;
+}
+
+awaitable<bool> ClientConn::wait_output_drained() {
+  const auto limit = static_cast<std::size_t>(
+      std::max(settings_.output_buffer_size, broker_.options().max_output_buffer_size));
+  while (out_.size() > limit) {
+    if (closing_ || closed_) co_return false;
+    boost::system::error_code ignored;
+    write_progress_.expires_at(Clock::time_point::max());
+    co_await write_progress_.async_wait(asio::redirect_error(use_awaitable, ignored));
   }
   co_return true;
 }
@@ -188,7 +198,14 @@ awaitable<void> ClientConn::read_loop() {
         line_.assign(scan.line);
         consume(scan.consumed);
         protocol::split_command(line_, command);
+        if (!co_await wait_output_drained()) break;
         if (!co_await dispatch(command.name, command.params)) break;
+        // The next command, body included, must arrive within two heartbeat
+        // intervals from now, as in Go (which sets its read deadline once
+        // per command): a peer trickling bytes cannot hold a buffer forever.
+        if (settings_.heartbeat_interval_ms > 0) {
+          read_deadline_ = Clock::now() + 2 * ms(settings_.heartbeat_interval_ms);
+        }
       }
     }
   }
@@ -245,11 +262,17 @@ awaitable<void> ClientConn::write_loop() {
     out_.clear();
     write_in_flight_ = true;
     write_started_ = Clock::now();
+    write_progress_.cancel();
     boost::system::error_code ec;
     co_await stream_->write(writing_, ec);
     write_in_flight_ = false;
-    writing_.clear();
-    if (write_paused_) write_done_.cancel();
+    // A big write's buffer is not kept for the life of the connection.
+    if (writing_.capacity() > kMaxKeptWriteBuffer) {
+      std::string().swap(writing_);
+    } else {
+      writing_.clear();
+    }
+    write_progress_.cancel();
     if (ec) {
       closing_ = true;
       break;
@@ -260,44 +283,49 @@ awaitable<void> ClientConn::write_loop() {
     }
   }
   closed_ = true;
+  write_progress_.cancel();
   boost::system::error_code ec;
   socket_.shutdown(asio::ip::tcp::socket::shutdown_both, ec);
   socket_.close(ec);
   watchdog_timer_.cancel();
 }
 
-// Read and write deadlines and heartbeats, on one timer.
+// Read and write deadlines and heartbeats, on one timer. A write must end
+// within a heartbeat interval, as in Go; with heartbeats off (where Go would
+// block for ever) within --max-heartbeat-interval, so that a client that
+// never reads is closed rather than kept.
 awaitable<void> ClientConn::watchdog() {
   while (!closed_) {
     auto now = Clock::now();
     std::int64_t hb = settings_.heartbeat_interval_ms;
-    if (hb > 0) {
-      if (now >= read_deadline_ && !closing_) {
-        broker_.log().error("[{}] IO error - read deadline of {}ms passed", remote_, 2 * hb);
-        closing_ = true;
-        boost::system::error_code ec;
-        socket_.close(ec);  // no error frame: the client is gone
-        write_signal_.cancel();
-        break;
-      }
-      if (write_in_flight_ && now >= write_started_ + ms(hb)) {
-        broker_.log().error("[{}] IO error - write deadline of {}ms passed", remote_, hb);
-        closing_ = true;
-        boost::system::error_code ec;
-        socket_.close(ec);
-        break;
-      }
-      if (now >= next_heartbeat_) {
-        send_response("_heartbeat_");
-        next_heartbeat_ = now + ms(hb);
-      }
+    const auto write_timeout =
+        hb > 0 ? ms(hb)
+               : std::chrono::duration_cast<std::chrono::milliseconds>(
+                     broker_.options().max_heartbeat_interval);
+    if (hb > 0 && now >= read_deadline_ && !closing_) {
+      broker_.log().error("[{}] IO error - read deadline of {}ms passed", remote_, 2 * hb);
+      closing_ = true;
+      boost::system::error_code ec;
+      socket_.close(ec);  // no error frame: the client is gone
+      write_signal_.cancel();
+      break;
     }
-    auto wake = Clock::now() + std::chrono::seconds(1);
-    if (hb > 0) {
-      wake = std::min({read_deadline_, next_heartbeat_,
-                       write_in_flight_ ? write_started_ + ms(hb) : Clock::time_point::max()});
-      wake = std::max(wake, Clock::now() + std::chrono::milliseconds(1));
+    if (write_in_flight_ && now >= write_started_ + write_timeout) {
+      broker_.log().error("[{}] IO error - write deadline of {}ms passed", remote_,
+                          write_timeout.count());
+      closing_ = true;
+      boost::system::error_code ec;
+      socket_.close(ec);
+      break;
     }
+    if (hb > 0 && now >= next_heartbeat_) {
+      send_response("_heartbeat_");
+      next_heartbeat_ = now + ms(hb);
+    }
+    auto wake = write_in_flight_ ? write_started_ + write_timeout
+                                 : Clock::now() + std::chrono::seconds(1);
+    if (hb > 0) wake = std::min({wake, read_deadline_, next_heartbeat_});
+    wake = std::max(wake, Clock::now() + std::chrono::milliseconds(1));
     watchdog_timer_.expires_at(wake);
     boost::system::error_code ec;
     co_await watchdog_timer_.async_wait(asio::redirect_error(use_awaitable, ec));
@@ -493,8 +521,8 @@ awaitable<bool> ClientConn::upgrade(std::string identify_response) {
   write_paused_ = true;
   while (write_in_flight_) {
     boost::system::error_code ignored;
-    write_done_.expires_at(Clock::time_point::max());
-    co_await write_done_.async_wait(asio::redirect_error(use_awaitable, ignored));
+    write_progress_.expires_at(Clock::time_point::max());
+    co_await write_progress_.async_wait(asio::redirect_error(use_awaitable, ignored));
   }
   auto resume_writes = [this] {
     write_paused_ = false;

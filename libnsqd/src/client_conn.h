@@ -83,6 +83,10 @@ class ClientConn : public Subscriber, public std::enable_shared_from_this<Client
   void consume(std::size_t n) noexcept;
   // Reads the 4-byte body size of a command; nullopt when the stream ended.
   boost::asio::awaitable<std::optional<std::int32_t>> read_size();
+  // Waits while the output not handed to the socket yet is over its bound:
+  // a client that sends commands and never reads their answers stops being
+  // read, as Go's blocking write stops it; false when the connection closes.
+  boost::asio::awaitable<bool> wait_output_drained();
 
   // Commands: return false to close the connection.
   boost::asio::awaitable<bool> dispatch(std::string_view name, const Params& params);
@@ -144,7 +148,10 @@ class ClientConn : public Subscriber, public std::enable_shared_from_this<Client
   std::string writing_;           // in the write in flight
   bool write_in_flight_ = false;
   bool write_paused_ = false;     // an upgrade is writing and switching layers
-  boost::asio::steady_timer write_done_;  // signals the end of a write while paused
+  // Cancelled whenever the write loop takes out_ or ends a write: wakes an
+  // upgrade waiting for the write in flight, and the read loop waiting for
+  // its unsent output to drain.
+  boost::asio::steady_timer write_progress_;
   bool closing_ = false;          // no more commands; flush and close
   bool closed_ = false;
   bool pump_after_write_ = false;

@@ -20,10 +20,13 @@ using asio::use_awaitable;
 
 namespace {
 
-// Compressed input read per step: 16 KiB (Go's buffer size) bounds what one
-// read can inflate to (deflate expands at most ~1000x) before the protocol
-// parser consumes it.
+// Compressed input read per step (Go's buffer size).
 constexpr std::size_t kRawChunk = 16 * 1024;
+// Plain bytes decoded per step, ahead of the protocol parser: deflate
+// inflates up to ~1000x and snappy ~20x, so one 16 KiB read of a
+// compression bomb would otherwise pin megabytes per connection until the
+// parser had consumed them all (issue 23).
+constexpr std::size_t kDecodeStep = 64 * 1024;
 
 }  // namespace
 
@@ -52,10 +55,14 @@ std::error_code ConnStream::decode(std::string_view compressed) {
     decoded_.clear();
     decoded_pos_ = 0;
   }
-  if (snappy_in_) return snappy_in_->put(compressed, decoded_);
-  if (deflate_in_) return deflate_in_->put(compressed, decoded_);
+  if (snappy_in_) return snappy_in_->put(compressed, decoded_, kDecodeStep);
+  if (deflate_in_) return deflate_in_->put(compressed, decoded_, kDecodeStep);
   decoded_.append(compressed);
   return {};
+}
+
+bool ConnStream::decoder_has_more() const noexcept {
+  return (snappy_in_ && snappy_in_->more()) || (deflate_in_ && deflate_in_->more());
 }
 
 awaitable<std::size_t> ConnStream::read_some(asio::mutable_buffer buf,
@@ -65,9 +72,12 @@ awaitable<std::size_t> ConnStream::read_some(asio::mutable_buffer buf,
     co_return co_await read_raw(buf, ec);  // no copy on the plain path
   }
   while (decoded_pos_ == decoded_.size()) {
-    raw_.resize(kRawChunk);
-    std::size_t n = co_await read_raw(asio::buffer(raw_), ec);
-    if (ec) co_return 0;
+    std::size_t n = 0;
+    if (!decoder_has_more()) {
+      raw_.resize(kRawChunk);
+      n = co_await read_raw(asio::buffer(raw_), ec);
+      if (ec) co_return 0;
+    }
     if (std::error_code dec = decode(std::string_view(raw_).substr(0, n))) {
       codec_error_ = dec;
       ec = boost::system::errc::make_error_code(boost::system::errc::protocol_error);

@@ -70,7 +70,10 @@ class ConnStream {
   boost::asio::awaitable<std::size_t> read_raw(boost::asio::mutable_buffer buf,
                                                boost::system::error_code& ec);
   boost::asio::awaitable<void> write_raw(std::string_view bytes, boost::system::error_code& ec);
+  // Decodes (a bounded step of) `compressed`; the decoder keeps what it has
+  // not decoded yet, and decoder_has_more() says to call again with "".
   std::error_code decode(std::string_view compressed);
+  bool decoder_has_more() const noexcept;
 
   boost::asio::ip::tcp::socket& socket_;
   std::unique_ptr<boost::asio::ssl::stream<boost::asio::ip::tcp::socket&>> tls_;

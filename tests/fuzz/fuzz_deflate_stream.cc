@@ -24,6 +24,21 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   if (!ea && a != b) std::abort();
   if (ea && whole.put("x", a) != ea) std::abort();
 
+  // In bounded steps (how nsqd decodes), with the same split: the same
+  // error, and without one the same bytes.
+  const std::size_t max_out = size == 0 ? 1 : 1 + data[size - 1] % 4096;
+  nsq::codec::DeflateStreamDecoder bounded;
+  std::string d;
+  std::error_code ed;
+  for (std::string_view piece : {in.substr(0, cut), in.substr(cut)}) {
+    do {
+      ed = bounded.put(piece, d, max_out);
+      piece = {};
+    } while (!ed && bounded.more());
+    if (ed) break;
+  }
+  if (ed != ea || (!ea && d != a)) std::abort();
+
   if (a.size() > (1u << 20)) return 0;
   nsq::codec::DeflateStreamEncoder enc(1 + static_cast<int>(size % 9));
   std::string wire;

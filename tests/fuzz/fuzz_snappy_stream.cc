@@ -23,6 +23,21 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   if (ea != eb || a != b) std::abort();
   if (ea && whole.put("x", a) != ea) std::abort();  // sticky
 
+  // In bounded steps (how nsqd decodes), with the same split: the same
+  // error and bytes.
+  const std::size_t max_out = size == 0 ? 1 : 1 + data[size - 1] % 4096;
+  nsq::codec::SnappyStreamDecoder bounded;
+  std::string d;
+  std::error_code ed;
+  for (std::string_view piece : {in.substr(0, cut), in.substr(cut)}) {
+    do {
+      ed = bounded.put(piece, d, max_out);
+      piece = {};
+    } while (!ed && bounded.more());
+    if (ed) break;
+  }
+  if (ed != ea || d != a) std::abort();
+
   nsq::codec::SnappyStreamEncoder enc;
   std::string framed;
   enc.encode(a, framed);

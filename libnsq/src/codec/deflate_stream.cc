@@ -60,40 +60,58 @@ DeflateStreamDecoder::DeflateStreamDecoder() : state_(std::make_unique<State>())
 
 DeflateStreamDecoder::~DeflateStreamDecoder() { inflateEnd(&state_->z); }
 
-std::error_code DeflateStreamDecoder::put(std::string_view in, std::string& out) {
+std::error_code DeflateStreamDecoder::put(std::string_view in, std::string& out,
+                                          std::size_t max_out) {
   if (error_) return error_;
-  if (in.empty()) return {};
+  if (in.empty() && !more_) return {};
   if (ended_) {
     error_ = errc::deflate_ended;
     return error_;
   }
+  std::string_view src = in;
+  if (!pending_.empty()) {
+    pending_.append(in);
+    src = pending_;
+  }
   z_stream& z = state_->z;
-  z.next_in = in_ptr(in);
-  z.avail_in = static_cast<uInt>(in.size());
+  z.next_in = in_ptr(src);
+  z.avail_in = static_cast<uInt>(src.size());
+  more_ = false;
+  std::size_t produced = 0;
   for (;;) {
+    if (produced >= max_out) {
+      more_ = true;
+      break;
+    }
     std::size_t have = out.size();
-    std::size_t room = std::max<std::size_t>(kStep, 2 * z.avail_in);
+    std::size_t room = std::min(std::max<std::size_t>(kStep, 2 * z.avail_in), max_out - produced);
     out.resize(have + room);
     z.next_out = reinterpret_cast<Bytef*>(out.data() + have);
     z.avail_out = static_cast<uInt>(room);
     int rc = inflate(&z, Z_SYNC_FLUSH);
     out.resize(have + room - z.avail_out);
+    produced += room - z.avail_out;
     if (rc == Z_STREAM_END) {
       ended_ = true;
       if (z.avail_in != 0) error_ = errc::deflate_ended;
-      return error_;
+      break;
     }
     if (rc == Z_BUF_ERROR) {
       // No progress possible: all input consumed (or output full, looped on).
-      if (z.avail_in == 0) return {};
+      if (z.avail_in == 0) break;
       continue;
     }
     if (rc != Z_OK) {
       error_ = errc::corrupt_deflate;
-      return error_;
+      break;
     }
-    if (z.avail_in == 0 && z.avail_out != 0) return {};
+    if (z.avail_in == 0 && z.avail_out != 0) break;
   }
+  // Input not decoded yet waits for the next put (built first: it may be a
+  // view of pending_ itself).
+  std::string rest(reinterpret_cast<const char*>(z.next_in), error_ ? 0 : z.avail_in);
+  pending_ = std::move(rest);
+  return error_;
 }
 
 }  // namespace nsq::codec

@@ -62,10 +62,14 @@ void SnappyStreamEncoder::encode(std::string_view data, std::string& out) {
   }
 }
 
-std::error_code SnappyStreamDecoder::put(std::string_view in, std::string& out) {
+std::error_code SnappyStreamDecoder::put(std::string_view in, std::string& out,
+                                         std::size_t max_out) {
   if (error_) return error_;
-  // Chunks wholly inside `in` are decoded in place; only a chunk cut by the
-  // end of the input is copied into pending_.
+  more_ = false;
+  const std::size_t start = out.size();
+  // Chunks wholly inside `in` are decoded in place; only what is left (a
+  // chunk cut by the end of the input, or the chunks after max_out was
+  // reached) is copied into pending_.
   std::string_view data = in;
   if (!pending_.empty()) {
     pending_.append(in);
@@ -73,6 +77,10 @@ std::error_code SnappyStreamDecoder::put(std::string_view in, std::string& out) 
   }
   std::size_t pos = 0;
   while (data.size() - pos >= 4) {
+    if (out.size() - start >= max_out) {
+      more_ = true;
+      break;
+    }
     const auto* h = reinterpret_cast<const unsigned char*>(data.data() + pos);
     unsigned type = h[0];
     std::size_t len =

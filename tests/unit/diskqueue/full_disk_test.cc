@@ -115,7 +115,7 @@ INSTANTIATE_TEST_SUITE_P(
                       Mode{"SyncEvery1Preallocated", 1, Durability::written, 1 << 20},
                       Mode{"FsyncPutsPreallocated", 2500, Durability::fsync, 1 << 20},
                       Mode{"DefaultPreallocated", 2500, Durability::written, 1 << 20}),
-    [](const auto& info) { return std::string(info.param.name); });
+    [](const auto& mode) { return std::string(mode.param.name); });
 
 }  // namespace
 }  // namespace nsq::diskqueue

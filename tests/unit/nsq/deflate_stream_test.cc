@@ -2,6 +2,7 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <random>
 #include <string>
 
@@ -93,6 +94,36 @@ TEST(DeflateStream, DataAfterFinalBlock) {
   DeflateStreamDecoder dec;
   std::string plain;
   EXPECT_EQ(dec.put(final_block + "x", plain), errc::deflate_ended);
+}
+
+// Issue 23: a 16 KiB bomb inflating to 16 MiB is decoded in bounded steps,
+// the undecoded input kept between them, whatever the input's split.
+TEST(DeflateStream, BoundedStepsDecodeABombWithoutHoldingIt) {
+  std::string plain(16 << 20, '\0');
+  for (std::size_t i = 0; i < plain.size(); i += 4096) plain[i] = static_cast<char>(i >> 12);
+  DeflateStreamEncoder enc(9);
+  std::string bomb;
+  enc.encode(plain, bomb);
+  ASSERT_LT(bomb.size(), 128u * 1024);
+  for (std::size_t piece : {bomb.size(), std::size_t{16384}, std::size_t{7}}) {
+    SCOPED_TRACE("pieces of " + std::to_string(piece));
+    constexpr std::size_t kStep = 64 * 1024;
+    DeflateStreamDecoder dec;
+    std::string out, step;
+    std::size_t largest = 0;
+    for (std::size_t at = 0; at < bomb.size(); at += piece) {
+      std::string_view in = std::string_view(bomb).substr(at, piece);
+      do {
+        step.clear();
+        ASSERT_FALSE(dec.put(in, step, kStep));
+        in = {};
+        largest = std::max(largest, step.size());
+        out += step;
+      } while (dec.more());
+    }
+    EXPECT_LE(largest, kStep);
+    EXPECT_TRUE(out == plain) << out.size() << " of " << plain.size() << " bytes";
+  }
 }
 
 }  // namespace

@@ -2,6 +2,7 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <random>
 #include <string>
 
@@ -178,6 +179,34 @@ TEST(SnappyStream, PartialChunkWaits) {
   EXPECT_EQ(plain, "");
   ASSERT_FALSE(dec.put(std::string_view(framed).substr(framed.size() - 1), plain));
   EXPECT_EQ(plain, "hello");
+}
+
+// Issue 23: input holding many compressible chunks is decoded a bounded
+// step at a time, the rest kept for the next put.
+TEST(SnappyStream, BoundedStepsKeepTheRestOfTheInput) {
+  std::string plain(4 << 20, 'z');
+  for (std::size_t i = 0; i < plain.size(); i += 1000) plain[i] = static_cast<char>('a' + i % 26);
+  std::string framed = encode(plain);
+  ASSERT_LT(framed.size(), plain.size() / 10);
+  for (std::size_t piece : {framed.size(), std::size_t{16384}, std::size_t{5}}) {
+    SCOPED_TRACE("pieces of " + std::to_string(piece));
+    constexpr std::size_t kStep = 64 * 1024;
+    SnappyStreamDecoder dec;
+    std::string out, step;
+    std::size_t largest = 0;
+    for (std::size_t at = 0; at < framed.size(); at += piece) {
+      std::string_view in = std::string_view(framed).substr(at, piece);
+      do {
+        step.clear();
+        ASSERT_FALSE(dec.put(in, step, kStep));
+        in = {};
+        largest = std::max(largest, step.size());
+        out += step;
+      } while (dec.more());
+    }
+    EXPECT_LE(largest, 2 * kStep);  // stops before the chunk after the limit
+    EXPECT_TRUE(out == plain) << out.size() << " of " << plain.size() << " bytes";
+  }
 }
 
 }  // namespace

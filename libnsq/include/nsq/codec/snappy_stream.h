@@ -28,15 +28,23 @@ class SnappyStreamEncoder {
 // of every complete chunk to `out`; an incomplete chunk waits for more input.
 // Padding and reserved skippable chunks are skipped. The first error is
 // sticky (errc in nsq/codec/errc.h).
+//
+// A put() stops before the next chunk once it has appended `max_out` bytes or
+// more (a chunk holds at most 64 KiB), keeping the rest of the input: a
+// caller that bounds its memory calls put({}, out, max_out) while more().
 class SnappyStreamDecoder {
  public:
-  std::error_code put(std::string_view in, std::string& out);
+  std::error_code put(std::string_view in, std::string& out,
+                      std::size_t max_out = static_cast<std::size_t>(-1));
+  // Whether the last put() stopped at max_out with input left.
+  bool more() const noexcept { return more_; }
   std::error_code error() const noexcept { return error_; }
 
  private:
   std::error_code decode_chunk(unsigned type, std::string_view body, std::string& out);
 
-  std::string pending_;  // an incomplete chunk carried to the next put()
+  std::string pending_;  // input carried to the next put(): an incomplete chunk, or more
+  bool more_ = false;
   bool seen_identifier_ = false;
   std::error_code error_;
   std::string scratch_;
