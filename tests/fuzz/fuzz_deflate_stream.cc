@@ -7,6 +7,7 @@
 #include <string_view>
 
 #include "nsq/codec/deflate_stream.h"
+#include "testutil/decode_in_steps.h"
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   const std::string_view in(reinterpret_cast<const char*>(data), size);
@@ -28,16 +29,8 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   // error, and without one the same bytes.
   const std::size_t max_out = size == 0 ? 1 : 1 + data[size - 1] % 4096;
   nsq::codec::DeflateStreamDecoder bounded;
-  std::string d;
-  std::error_code ed;
-  for (std::string_view piece : {in.substr(0, cut), in.substr(cut)}) {
-    do {
-      ed = bounded.put(piece, d, max_out);
-      piece = {};
-    } while (!ed && bounded.more());
-    if (ed) break;
-  }
-  if (ed != ea || (!ea && d != a)) std::abort();
+  const auto d = nsq::testutil::decode_in_steps(bounded, {in.substr(0, cut), in.substr(cut)}, max_out);
+  if (d.ec != ea || (!ea && d.out != a)) std::abort();
 
   if (a.size() > (1u << 20)) return 0;
   nsq::codec::DeflateStreamEncoder enc(1 + static_cast<int>(size % 9));

@@ -8,6 +8,7 @@
 #include <string_view>
 
 #include "nsq/codec/snappy_stream.h"
+#include "testutil/decode_in_steps.h"
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   const std::string_view in(reinterpret_cast<const char*>(data), size);
@@ -27,16 +28,8 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   // error and bytes.
   const std::size_t max_out = size == 0 ? 1 : 1 + data[size - 1] % 4096;
   nsq::codec::SnappyStreamDecoder bounded;
-  std::string d;
-  std::error_code ed;
-  for (std::string_view piece : {in.substr(0, cut), in.substr(cut)}) {
-    do {
-      ed = bounded.put(piece, d, max_out);
-      piece = {};
-    } while (!ed && bounded.more());
-    if (ed) break;
-  }
-  if (ed != ea || d != a) std::abort();
+  const auto d = nsq::testutil::decode_in_steps(bounded, {in.substr(0, cut), in.substr(cut)}, max_out);
+  if (d.ec != ea || d.out != a) std::abort();
 
   nsq::codec::SnappyStreamEncoder enc;
   std::string framed;

@@ -7,6 +7,7 @@
 #include <string>
 
 #include "nsq/codec/errc.h"
+#include "testutil/decode_in_steps.h"
 
 namespace nsq::codec {
 namespace {
@@ -109,17 +110,13 @@ TEST(DeflateStream, BoundedStepsDecodeABombWithoutHoldingIt) {
     SCOPED_TRACE("pieces of " + std::to_string(piece));
     constexpr std::size_t kStep = 64 * 1024;
     DeflateStreamDecoder dec;
-    std::string out, step;
+    std::string out;
     std::size_t largest = 0;
     for (std::size_t at = 0; at < bomb.size(); at += piece) {
-      std::string_view in = std::string_view(bomb).substr(at, piece);
-      do {
-        step.clear();
-        ASSERT_FALSE(dec.put(in, step, kStep));
-        in = {};
-        largest = std::max(largest, step.size());
-        out += step;
-      } while (dec.more());
+      auto step = testutil::decode_in_steps(dec, {std::string_view(bomb).substr(at, piece)}, kStep);
+      ASSERT_FALSE(step.ec);
+      out += step.out;
+      largest = std::max(largest, step.largest);
     }
     EXPECT_LE(largest, kStep);
     EXPECT_TRUE(out == plain) << out.size() << " of " << plain.size() << " bytes";

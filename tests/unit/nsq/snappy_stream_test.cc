@@ -8,6 +8,7 @@
 
 #include "nsq/codec/crc32c.h"
 #include "nsq/codec/errc.h"
+#include "testutil/decode_in_steps.h"
 
 namespace nsq::codec {
 namespace {
@@ -192,17 +193,13 @@ TEST(SnappyStream, BoundedStepsKeepTheRestOfTheInput) {
     SCOPED_TRACE("pieces of " + std::to_string(piece));
     constexpr std::size_t kStep = 64 * 1024;
     SnappyStreamDecoder dec;
-    std::string out, step;
+    std::string out;
     std::size_t largest = 0;
     for (std::size_t at = 0; at < framed.size(); at += piece) {
-      std::string_view in = std::string_view(framed).substr(at, piece);
-      do {
-        step.clear();
-        ASSERT_FALSE(dec.put(in, step, kStep));
-        in = {};
-        largest = std::max(largest, step.size());
-        out += step;
-      } while (dec.more());
+      auto step = testutil::decode_in_steps(dec, {std::string_view(framed).substr(at, piece)}, kStep);
+      ASSERT_FALSE(step.ec);
+      out += step.out;
+      largest = std::max(largest, step.largest);
     }
     EXPECT_LE(largest, 2 * kStep);  // stops before the chunk after the limit
     EXPECT_TRUE(out == plain) << out.size() << " of " << plain.size() << " bytes";
