@@ -28,9 +28,23 @@ done
 if ((${#missing[@]})); then
   sudo_cmd=()
   if [ "$(id -u)" -ne 0 ]; then sudo_cmd=(sudo); fi
+  # Another apt/dpkg process (unattended-upgrades, a second install) may hold
+  # the locks: wait up to 5 minutes instead of failing at once.
+  apt_get=("${sudo_cmd[@]}" env DEBIAN_FRONTEND=noninteractive apt-get -o DPkg::Lock::Timeout=300)
   echo "install-deps: installing ${missing[*]}"
-  "${sudo_cmd[@]}" apt-get update -qq
-  DEBIAN_FRONTEND=noninteractive "${sudo_cmd[@]}" apt-get install -y -qq --no-install-recommends "${missing[@]}"
+  # apt-get update's lock on /var/lib/apt/lists is not covered by
+  # DPkg::Lock::Timeout (apt 2.6 fails at once): retry while it is held.
+  deadline=$((SECONDS + 300))
+  until out=$("${apt_get[@]}" update -qq 2>&1); do
+    if ! grep -q "Could not get lock" <<<"$out" || ((SECONDS >= deadline)); then
+      echo "$out" >&2
+      exit 1
+    fi
+    echo "install-deps: another process holds the apt lists lock, waiting"
+    sleep 5
+  done
+  [ -z "$out" ] || echo "$out"
+  "${apt_get[@]}" install -y -qq --no-install-recommends "${missing[@]}"
 else
   echo "install-deps: all Debian packages present"
 fi

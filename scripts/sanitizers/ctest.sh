@@ -40,7 +40,8 @@ case "$kind" in
 esac
 
 rc=0
-(cd "$build" && ctest --output-on-failure "$@") || rc=$?
+# --no-tests=error: a filter or a build that leaves no test must not pass.
+(cd "$build" && ctest --output-on-failure --no-tests=error "$@") || rc=$?
 
 if [ -n "$(ls -A "$reports")" ]; then
   echo "== sanitizer reports ($kind) in $reports:" >&2
