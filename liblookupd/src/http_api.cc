@@ -3,6 +3,7 @@
 #include <spdlog/spdlog.h>
 
 #include "json.h"
+#include "nsq/http/router.h"
 #include "nsq/names.h"
 
 namespace nsq::lookupd {
@@ -55,23 +56,40 @@ std::int64_t unix_nano(Time t) {
   return std::chrono::duration_cast<std::chrono::nanoseconds>(t.time_since_epoch()).count();
 }
 
-// The methods a path answers ("" when unknown).
-std::string_view methods_of(std::string_view path) {
-  if (path == "/ping" || path == "/info" || path == "/debug" || path == "/lookup" ||
-      path == "/topics" || path == "/channels" || path == "/nodes") {
-    return "GET";
-  }
-  if (path == "/topic/create" || path == "/topic/delete" || path == "/topic/tombstone" ||
-      path == "/channel/create" || path == "/channel/delete") {
-    return "POST";
-  }
-  if (path == "/debug/pprof/symbol") return "GET, POST";
-  if (path == "/debug/pprof" || path == "/debug/pprof/cmdline" || path == "/debug/pprof/profile" ||
-      path == "/debug/pprof/heap" || path == "/debug/pprof/goroutine" ||
-      path == "/debug/pprof/block" || path == "/debug/pprof/threadcreate") {
-    return "GET";
-  }
-  return "";
+enum RouteId {
+  kPing, kInfo, kDebug, kLookup, kTopics, kChannels, kNodes, kTopicAction, kChannelAction, kPprof
+};
+
+// Go's nsqlookupd/http.go route table.
+http::Router make_router() {
+  http::Router r;
+  r.add("GET", "/ping", kPing);
+  r.add("GET", "/info", kInfo);
+  r.add("GET", "/debug", kDebug);
+  r.add("GET", "/lookup", kLookup);
+  r.add("GET", "/topics", kTopics);
+  r.add("GET", "/channels", kChannels);
+  r.add("GET", "/nodes", kNodes);
+  r.add("POST", "/topic/create", kTopicAction);
+  r.add("POST", "/topic/delete", kTopicAction);
+  r.add("POST", "/channel/create", kChannelAction);
+  r.add("POST", "/channel/delete", kChannelAction);
+  r.add("POST", "/topic/tombstone", kTopicAction);
+  r.add("GET", "/debug/pprof", kPprof);
+  r.add("GET", "/debug/pprof/cmdline", kPprof);
+  r.add("GET", "/debug/pprof/symbol", kPprof);
+  r.add("POST", "/debug/pprof/symbol", kPprof);
+  r.add("GET", "/debug/pprof/profile", kPprof);
+  r.add("GET", "/debug/pprof/heap", kPprof);
+  r.add("GET", "/debug/pprof/goroutine", kPprof);
+  r.add("GET", "/debug/pprof/block", kPprof);
+  r.add("GET", "/debug/pprof/threadcreate", kPprof);
+  return r;
+}
+
+const http::Router& router() {
+  static const http::Router r = make_router();
+  return r;
 }
 
 // Go's http_api.GetTopicChannelArgs.
@@ -94,28 +112,21 @@ HttpApi::HttpApi(RegistrationDb& db, const Options& options, std::shared_ptr<spd
     : db_(db), options_(options), log_(std::move(log)) {}
 
 Response HttpApi::handle(const Request& req, Time now) const {
-  const std::string& path = req.path;
-  std::string_view methods = methods_of(path);
-  if (methods.empty()) {
-    // Go's router sends a path with a stray trailing slash to the real one.
-    if (path.size() > 1 && path.back() == '/' &&
-        !methods_of(std::string_view(path).substr(0, path.size() - 1)).empty()) {
-      Response r;
-      r.status = req.method == "GET" ? 301 : 307;
-      std::string location = path.substr(0, path.size() - 1);
-      if (!req.raw_query.empty()) location += "?" + req.raw_query;
-      r.headers.emplace_back("Location", location);
+  auto found = router().route(req);
+  switch (found.kind) {
+    case http::Router::Result::Kind::redirect:
+    case http::Router::Result::Kind::options:
+      return std::move(found.response);
+    case http::Router::Result::Kind::method_not_allowed: {
+      Response r = error(405, "METHOD_NOT_ALLOWED");
+      r.headers.emplace_back("Allow", std::move(found.allow));
       return r;
     }
-    return error(404, "NOT_FOUND");
+    case http::Router::Result::Kind::not_found:
+      return error(404, "NOT_FOUND");
+    case http::Router::Result::Kind::match:
+      break;
   }
-  if (req.method == "OPTIONS") {
-    Response r;
-    r.content_type.clear();
-    r.headers.emplace_back("Allow", std::string(methods) + ", OPTIONS");
-    return r;
-  }
-  if (!http::method_allowed(methods, req.method)) return error(405, "METHOD_NOT_ALLOWED");
   return route(req, now);
 }
 

@@ -5,10 +5,12 @@
 
 #include <charconv>
 #include <chrono>
+#include <limits>
 
 #include "broker.h"
 #include "config_values.h"
 #include "conn_registry.h"
+#include "nsq/http/router.h"
 #include "nsq/mpub.h"
 #include "nsq/names.h"
 #include "nsqd/options_parser.h"
@@ -90,86 +92,100 @@ void HttpApi::handle(Request request, Reply reply) {
 
 namespace {
 
-// The methods a path answers, for 405 and OPTIONS ("" when the path is unknown).
-std::string_view methods_of(std::string_view path) {
-  static constexpr std::string_view kActions[] = {"create", "delete", "empty", "pause", "unpause"};
-  if (path == "/ping" || path == "/info" || path == "/stats" || path == "/metrics") return "GET";
-  if (path == "/debug/setblockrate") return "PUT";
-  if (path == "/debug/freememory") return "POST";
-  if (path == "/debug/pprof/symbol") return "GET, POST";
-  if (path.starts_with("/debug/pprof/")) return "GET";
-  if (path == "/pub" || path == "/mpub") return "POST";
-  for (std::string_view prefix : {std::string_view("/topic/"), std::string_view("/channel/")}) {
-    if (path.starts_with(prefix)) {
-      for (auto a : kActions) {
-        if (path.substr(prefix.size()) == a) return "POST";
-      }
-      return "";
-    }
+// Handler numbers of the route table (Go's nsqd/http.go, plus /metrics).
+enum RouteId {
+  kPing, kInfo, kPub, kMpub, kStats, kMetrics, kTopicAction, kChannelAction, kConfig,
+  kPprof, kSetBlockRate, kFreeMemory
+};
+
+http::Router make_router() {
+  http::Router r;
+  r.add("GET", "/ping", kPing);
+  r.add("GET", "/info", kInfo);
+  r.add("POST", "/pub", kPub);
+  r.add("POST", "/mpub", kMpub);
+  r.add("GET", "/stats", kStats);
+  r.add("GET", "/metrics", kMetrics);  // ours (Prometheus), see docs/compatibility.md
+  for (const char* action : {"create", "delete", "empty", "pause", "unpause"}) {
+    r.add("POST", std::string("/topic/") + action, kTopicAction);
   }
-  if (path.starts_with("/config/") && path.size() > 8 && path.find('/', 8) == std::string_view::npos) {
-    return "GET, PUT";
+  for (const char* action : {"create", "delete", "empty", "pause", "unpause"}) {
+    r.add("POST", std::string("/channel/") + action, kChannelAction);
   }
-  return "";
+  r.add("GET", "/config/:opt", kConfig);
+  r.add("PUT", "/config/:opt", kConfig);
+  r.add("GET", "/debug/pprof/", kPprof);
+  r.add("GET", "/debug/pprof/cmdline", kPprof);
+  r.add("GET", "/debug/pprof/symbol", kPprof);
+  r.add("POST", "/debug/pprof/symbol", kPprof);
+  r.add("GET", "/debug/pprof/profile", kPprof);
+  r.add("GET", "/debug/pprof/heap", kPprof);
+  r.add("GET", "/debug/pprof/goroutine", kPprof);
+  r.add("GET", "/debug/pprof/block", kPprof);
+  r.add("PUT", "/debug/setblockrate", kSetBlockRate);
+  r.add("POST", "/debug/freememory", kFreeMemory);
+  r.add("GET", "/debug/pprof/threadcreate", kPprof);
+  return r;
+}
+
+const http::Router& router() {
+  static const http::Router r = make_router();
+  return r;
 }
 
 }  // namespace
 
+std::size_t HttpApi::body_limit(const Request& head) const {
+  auto found = router().route(head);
+  const Options& o = broker_.options();
+  if (found.kind == http::Router::Result::Kind::match) {
+    if (found.id == kPub) return static_cast<std::size_t>(std::max<std::int64_t>(o.max_msg_size, 0));
+    if (found.id == kMpub) return static_cast<std::size_t>(std::max<std::int64_t>(o.max_body_size, 0));
+  }
+  return std::numeric_limits<std::size_t>::max();
+}
+
 void HttpApi::route(const Request& req, const Reply& reply) {
-  const std::string& path = req.path;
-  std::string_view methods = methods_of(path);
-  if (methods.empty()) {
-    // Go's router sends a path with a stray trailing slash to the real one.
-    if (path.size() > 1 && path.back() == '/' && !methods_of(path.substr(0, path.size() - 1)).empty()) {
-      Response r;
-      r.status = req.method == "GET" ? 301 : 307;
-      std::string location = path.substr(0, path.size() - 1);
-      if (!req.raw_query.empty()) location += "?" + req.raw_query;
-      r.headers.emplace_back("Location", location);
+  auto found = router().route(req);
+  switch (found.kind) {
+    case http::Router::Result::Kind::redirect:
+    case http::Router::Result::Kind::options:
+      reply(std::move(found.response));
+      return;
+    case http::Router::Result::Kind::method_not_allowed: {
+      Response r = error(405, "METHOD_NOT_ALLOWED");
+      r.headers.emplace_back("Allow", std::move(found.allow));
       reply(std::move(r));
       return;
     }
-    reply(error(404, "NOT_FOUND"));
-    return;
+    case http::Router::Result::Kind::not_found:
+      reply(error(404, "NOT_FOUND"));
+      return;
+    case http::Router::Result::Kind::match:
+      break;
   }
-  if (req.method == "OPTIONS") {
-    Response r;
-    r.content_type.clear();
-    r.headers.emplace_back("Allow", std::string(methods) + ", OPTIONS");
-    reply(std::move(r));
-    return;
-  }
-  if (!http::method_allowed(methods, req.method)) {
-    reply(error(405, "METHOD_NOT_ALLOWED"));
-    return;
-  }
-  if (path == "/ping") {
+  const std::string& path = req.path;
+  if (found.id == kPing) {
     do_ping(req, reply);
     return;
   }
   // /pub and /mpub check their body before the query, as Go does.
-  if (req.bad_query && path != "/pub" && path != "/mpub") {
+  if (req.bad_query && found.id != kPub && found.id != kMpub) {
     reply(error(400, "INVALID_REQUEST"));
     return;
   }
-  if (path.starts_with("/debug/")) {
-    do_debug(req, reply);
-  } else if (path == "/info") {
-    do_info(req, reply);
-  } else if (path == "/stats") {
-    do_stats(req, reply);
-  } else if (path == "/metrics") {
-    do_metrics(req, reply);
-  } else if (path == "/pub") {
-    do_pub(req, reply);
-  } else if (path == "/mpub") {
-    do_mpub(req, reply);
-  } else if (path.starts_with("/topic/")) {
-    do_topic(path.substr(7), req, reply);
-  } else if (path.starts_with("/channel/")) {
-    do_channel(path.substr(9), req, reply);
-  } else {
-    do_config(path.substr(8), req, reply);
+  switch (found.id) {
+    case kPprof:
+    case kSetBlockRate:
+    case kFreeMemory: do_debug(req, reply); return;
+    case kInfo: do_info(req, reply); return;
+    case kStats: do_stats(req, reply); return;
+    case kMetrics: do_metrics(req, reply); return;
+    case kPub: do_pub(req, reply); return;
+    case kMpub: do_mpub(req, reply); return;
+    case kTopicAction: do_topic(path.substr(7), req, reply); return;
+    case kChannelAction: do_channel(path.substr(9), req, reply); return;
+    default: do_config(found.param, req, reply); return;
   }
 }
 
@@ -179,9 +195,11 @@ void HttpApi::route(const Request& req, const Reply& reply) {
 void HttpApi::do_debug(const Request& req, const Reply& reply) {
   Response r;
   if (req.path == "/debug/freememory") {
+    // Go's handler returns no data, which its PlainText decorator cannot
+    // render: it panics and the router answers 500 INTERNAL_ERROR, after the
+    // memory was freed. The same answer here.
     malloc_trim(0);
-    r.content_type.clear();
-    reply(std::move(r));
+    reply(error(500, "INTERNAL_ERROR"));
     return;
   }
   if (req.path == "/debug/setblockrate") {

@@ -43,6 +43,11 @@ class HttpApi {
 
   void handle(http::Request request, Reply reply);
 
+  // The largest body `head` may declare before it is refused unread
+  // (http::ServerOptions::body_limit): /pub max-msg-size, /mpub
+  // max-body-size, as Go checks req.ContentLength first.
+  std::size_t body_limit(const http::Request& head) const;
+
   // The snapshot /stats renders (also used by statsd and /metrics).
   stats::Snapshot snapshot(const std::string& topic_filter, const std::string& channel_filter,
                            bool include_clients, bool include_mem) const;

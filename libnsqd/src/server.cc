@@ -144,6 +144,9 @@ class Server::Impl {
           static_cast<std::size_t>(std::max(o.max_body_size, o.max_msg_size));
       // --tls-required=true: the plain listener only points to the HTTPS one.
       const bool refuse_plain = o.tls_required == TlsRequired::yes;
+      if (!refuse_plain) {
+        http_options.body_limit = [this](const http::Request& h) { return api_.body_limit(h); };
+      }
       http_ = std::make_unique<http::Server>(
           http_options,
           [this, refuse_plain](http::Request req, http::ReplyFn reply) {
@@ -165,6 +168,7 @@ class Server::Impl {
       https_options.max_body_size =
           static_cast<std::size_t>(std::max(o.max_body_size, o.max_msg_size));
       https_options.tls = security_.tls;
+      https_options.body_limit = [this](const http::Request& h) { return api_.body_limit(h); };
       https_ = std::make_unique<http::Server>(
           https_options,
           [this](http::Request req, http::ReplyFn reply) {

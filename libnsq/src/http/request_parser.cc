@@ -51,6 +51,50 @@ bool other_http_version(std::string_view line) {
   return line.substr(5, 3) != "1.0" && line.substr(5, 3) != "1.1";
 }
 
+// Go's httpguts.ValidHostHeader: the bytes a Host header may hold.
+bool valid_host(std::string_view host) {
+  for (char ch : host) {
+    auto c = static_cast<unsigned char>(ch);
+    if (std::isalnum(c) && c < 0x80) continue;
+    if (std::string_view("!$%&'()*+,-.:;=[]_~").find(ch) != std::string_view::npos) continue;
+    return false;
+  }
+  return true;
+}
+
+bool token_char(unsigned char c) {
+  return c < 0x80 && (std::isalnum(c) || std::string_view("!#$%&'*+-.^_`|~").find(
+                                              static_cast<char>(c)) != std::string_view::npos);
+}
+
+// Why Go rejects a header Beast found a bad field or value in: "invalid header
+// name", "invalid header value", or "" (a line without a colon: plain 400).
+std::string header_fault(std::string_view bytes) {
+  auto end = bytes.find("\r\n\r\n");
+  if (end != std::string_view::npos) bytes = bytes.substr(0, end);
+  auto eol = bytes.find("\r\n");
+  if (eol == std::string_view::npos) return {};
+  bytes.remove_prefix(eol + 2);  // the request line
+  std::string fault;
+  while (!bytes.empty()) {
+    eol = bytes.find("\r\n");
+    std::string_view line = bytes.substr(0, eol);
+    bytes = eol == std::string_view::npos ? std::string_view{} : bytes.substr(eol + 2);
+    auto colon = line.find(':');
+    if (colon == std::string_view::npos) return {};
+    if (!fault.empty()) continue;
+    for (char c : line.substr(0, colon)) {
+      if (!token_char(static_cast<unsigned char>(c))) fault = "invalid header name";
+    }
+    if (!fault.empty()) continue;
+    for (char ch : line.substr(colon + 1)) {
+      auto c = static_cast<unsigned char>(ch);
+      if ((c < 0x20 && c != '\t') || c == 0x7f) fault = "invalid header value";
+    }
+  }
+  return fault;
+}
+
 }  // namespace
 
 struct RequestParser::Impl {
@@ -58,28 +102,76 @@ struct RequestParser::Impl {
   bool checked = false;       // header checks ran
   bool body_too_big = false;  // Beast stopped at the body limit
   int error_status = 0;
+  std::string error_reason;
   Target target;
+  std::function<std::size_t(const Request&)> body_limit_for;
+  std::size_t max_body_size = 0;
 
-  // Go's checks on a complete header: returns 0 or the status to fail with.
+  // Go's checks on a complete header: returns 0 or the status to fail with
+  // (error_reason set to Go's words where Go has them).
   int check_header() {
     const auto& msg = parser.get();
     unsigned version = msg.version();
-    if (version < 10 || version >= 20) return 505;
+    if (version < 10 || version >= 20) {
+      error_reason = "unsupported protocol version";
+      return 505;
+    }
     auto parsed = parse_target(sv(msg.target()));
     if (!parsed) return 400;
     target = std::move(*parsed);
     std::size_t hosts = 0;
+    std::string_view host;
     for (const auto& field : msg) {
-      if (field.name() == bhttp::field::host) ++hosts;
+      if (field.name() == bhttp::field::host) {
+        ++hosts;
+        host = sv(field.value());
+      }
     }
-    if (hosts > 1 || (version >= 11 && hosts == 0)) return 400;
+    if (version >= 11 && hosts == 0) {
+      error_reason = "missing required Host header";
+      return 400;
+    }
+    if (hosts > 1) return 400;
+    if (!valid_host(host)) {
+      error_reason = "malformed Host header";
+      return 400;
+    }
     auto expect = msg.find(bhttp::field::expect);
     if (expect != msg.end() && !iequals(sv(expect->value()), "100-continue")) return 417;
+    if (version >= 11) {
+      // Go takes exactly one Transfer-Encoding, "chunked"; anything else is 501.
+      std::size_t encodings = 0;
+      bool chunked_only = true;
+      for (const auto& field : msg) {
+        if (field.name() != bhttp::field::transfer_encoding) continue;
+        ++encodings;
+        std::string_view v = sv(field.value());
+        while (!v.empty() && (v.front() == ' ' || v.front() == '\t')) v.remove_prefix(1);
+        while (!v.empty() && (v.back() == ' ' || v.back() == '\t')) v.remove_suffix(1);
+        chunked_only = chunked_only && iequals(v, "chunked");
+      }
+      if (encodings > 1 || (encodings == 1 && !chunked_only)) return 501;
+    }
     return 0;
   }
+
+  // After check_header(): whether a per-request limit rejects the declared
+  // Content-Length (the body is then not read).
+  bool declared_too_big() {
+    if (!body_limit_for) return false;
+    Request head = make_request(false);
+    std::size_t limit = std::min(max_body_size, body_limit_for(head));
+    parser.body_limit(static_cast<std::uint64_t>(limit));
+    auto length = parser.content_length();
+    return length && *length > limit;
+  }
+
+  Request make_request(bool with_body);
 };
 
 RequestParser::RequestParser(const ParserLimits& limits) : impl_(std::make_unique<Impl>()) {
+  impl_->body_limit_for = limits.body_limit_for;
+  impl_->max_body_size = limits.max_body_size;
   auto& p = impl_->parser;
   p.eager(false);  // stop after the header for check_header(); then eager for the body
   p.header_limit(static_cast<std::uint32_t>(
@@ -102,6 +194,11 @@ RequestParser::Step RequestParser::put(std::string_view bytes) {
     if (p.is_header_done() && !im.checked) {
       im.checked = true;
       if (int status = im.check_header()) return fail(status);
+      if (im.declared_too_big()) {
+        im.body_too_big = true;
+        step.status = Status::done;
+        return step;
+      }
       p.eager(true);
     }
     if (p.is_done()) {
@@ -130,7 +227,13 @@ RequestParser::Step RequestParser::put(std::string_view bytes) {
     if (ec == bhttp::error::header_limit) return fail(431);
     if (ec == bhttp::error::bad_version) {
       // Beast takes only 1.0 and 1.1; Go answers a well-formed other version with 505.
-      return fail(other_http_version(bytes.substr(step.consumed)) ? 505 : 400);
+      if (!other_http_version(bytes.substr(step.consumed))) return fail(400);
+      im.error_reason = "unsupported protocol version";
+      return fail(505);
+    }
+    if (ec == bhttp::error::bad_field || ec == bhttp::error::bad_value) {
+      im.error_reason = header_fault(bytes);
+      return fail(400);
     }
     if (ec) return fail(400);
     if (n == 0 && !p.is_done()) return step;  // no progress without an error: wait for bytes
@@ -144,20 +247,33 @@ bool RequestParser::expects_continue() const {
   return msg.version() >= 11 && msg.find(bhttp::field::expect) != msg.end();
 }
 
+bool RequestParser::wanted_continue() const {
+  const auto& p = impl_->parser;
+  if (!p.is_header_done() || !impl_->checked || impl_->body_too_big) return false;
+  const auto& msg = p.get();
+  if (msg.version() < 11 || msg.find(bhttp::field::expect) == msg.end()) return false;
+  auto length = p.content_length();
+  return p.chunked() || (length && *length > 0);
+}
+
 int RequestParser::error_status() const { return impl_->error_status; }
+
+const std::string& RequestParser::error_reason() const { return impl_->error_reason; }
 
 bool RequestParser::chunked() const {
   return impl_->parser.is_header_done() && impl_->parser.chunked();
 }
 
-Request RequestParser::take_request() {
-  auto& im = *impl_;
+Request RequestParser::take_request() { return impl_->make_request(true); }
+
+Request RequestParser::Impl::make_request(bool with_body) {
+  auto& im = *this;
   auto& msg = im.parser.get();
   Request r;
   r.method = std::string(sv(msg.method_string()));
   r.target = std::string(sv(msg.target()));
-  r.path = std::move(im.target.path);
-  r.raw_query = std::move(im.target.raw_query);
+  r.path = with_body ? std::move(im.target.path) : im.target.path;
+  r.raw_query = with_body ? std::move(im.target.raw_query) : im.target.raw_query;
   auto query = parse_query(r.raw_query);
   r.query = std::move(query.pairs);
   r.bad_query = query.bad;
@@ -168,7 +284,7 @@ Request RequestParser::take_request() {
   r.version = msg.version() >= 11 ? 11 : 10;
   r.keep_alive = msg.keep_alive();
   r.body_too_big = im.body_too_big;
-  if (!im.body_too_big) r.body = std::move(msg.body());
+  if (with_body && !im.body_too_big) r.body = std::move(msg.body());
   return r;
 }
 
@@ -179,7 +295,10 @@ ParseResult parse_request(std::string_view bytes, const ParserLimits& limits) {
   out.status = step.status;
   out.consumed = step.consumed;
   if (step.status == RequestParser::Status::done) out.request = parser.take_request();
-  if (step.status == RequestParser::Status::error) out.error_status = parser.error_status();
+  if (step.status == RequestParser::Status::error) {
+    out.error_status = parser.error_status();
+    out.error_reason = parser.error_reason();
+  }
   return out;
 }
 

@@ -5,6 +5,8 @@
 // Beast stays in request_parser.cc.
 
 #include <cstddef>
+#include <functional>
+#include <string>
 #include <memory>
 #include <optional>
 #include <string_view>
@@ -16,6 +18,10 @@ namespace nsq::http::detail {
 struct ParserLimits {
   std::size_t max_header_size = 64 * 1024;
   std::size_t max_body_size = 5 * 1024 * 1024;
+  // Set: called with the request's head (no body) once its header is complete;
+  // a Content-Length above what it returns (or above max_body_size) makes the
+  // request done at once with body_too_big, before any body byte is read.
+  std::function<std::size_t(const Request&)> body_limit_for;
 };
 
 // Parses one request; make a new one for the next request on a connection.
@@ -44,8 +50,15 @@ class RequestParser {
   // Header complete, "Expect: 100-continue" on HTTP/1.1 and a body to come: the
   // server should send "100 Continue" before reading on.
   bool expects_continue() const;
-  // After error: the status to answer with before closing (400, 417, 431, 505).
+  // After done: the request asked for "100 Continue" (HTTP/1.1) and has a body
+  // that was not refused; Go sends it when the handler reads the body, even
+  // one that already arrived.
+  bool wanted_continue() const;
+  // After error: the status to answer with before closing (400, 417, 431, 501,
+  // 505), and Go's reason after the status text ("missing required Host
+  // header"; "" for a plain "400 Bad Request").
   int error_status() const;
+  const std::string& error_reason() const;
   // The header is complete and says Transfer-Encoding: chunked.
   bool chunked() const;
   // After done: the request (remote_address left empty). Once.
@@ -62,6 +75,7 @@ struct ParseResult {
   std::size_t consumed = 0;
   std::optional<Request> request;  // when done
   int error_status = 0;            // when error
+  std::string error_reason;        // when error
 };
 ParseResult parse_request(std::string_view bytes, const ParserLimits& limits);
 

@@ -7,6 +7,8 @@ namespace nsq::http::detail {
 
 namespace {
 
+constexpr std::string_view kDefaultContentType = "text/plain; charset=utf-8";
+
 bool iequals(std::string_view a, std::string_view b) {
   return a.size() == b.size() && std::equal(a.begin(), a.end(), b.begin(), [](char x, char y) {
            return std::tolower(static_cast<unsigned char>(x)) ==
@@ -92,7 +94,8 @@ std::string response_head(const Response& r, int version, bool close, std::strin
     out += "\r\n";
   }
   bool body = status_has_body(status);
-  if (body && !r.content_type.empty() && !has_crlf(r.content_type)) {
+  bool sniffed_only = r.content_type == kDefaultContentType && r.body.empty();
+  if (body && !r.content_type.empty() && !has_crlf(r.content_type) && !sniffed_only) {
     out += "Content-Type: ";
     out += r.content_type;
     out += "\r\n";
@@ -106,11 +109,38 @@ std::string response_head(const Response& r, int version, bool close, std::strin
   out += date;
   out += "\r\n";
   if (close) {
-    out += "Connection: close\r\n";
+    if (version != 10) out += "Connection: close\r\n";
   } else if (version == 10) {
     out += "Connection: keep-alive\r\n";
   }
   out += "\r\n";
+  return out;
+}
+
+std::string go_error_bytes(int status, std::string_view reason, std::string_view date) {
+  if (status == 417) {
+    Response r;
+    r.status = 417;
+    r.content_type.clear();
+    return response_head(r, 11, true, date);
+  }
+  constexpr std::string_view kHeaders =
+      "\r\nContent-Type: text/plain; charset=utf-8\r\nConnection: close\r\n\r\n";
+  std::string out = "HTTP/1.1 ";
+  if (status == 501) {
+    out += "501 Not Implemented";
+    out += kHeaders;
+    out += "Unsupported transfer encoding";
+    return out;
+  }
+  std::string words = std::to_string(status) + " " + std::string(status_text(status));
+  if (!reason.empty()) {
+    words += ": ";
+    words += reason;
+  }
+  out += words;
+  out += kHeaders;
+  out += words;
   return out;
 }
 

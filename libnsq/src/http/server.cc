@@ -307,12 +307,20 @@ asio::awaitable<void> Session::run(std::shared_ptr<Session> /*self*/) {
 
     if (step.status == detail::RequestParser::Status::error) {
       arm(options.write_timeout);
-      if (co_await write_response(detail::plain_error(parser.error_status()), 11, true, false)) {
-        co_await lingering_close();
-      }
+      // Go's net/http answers these itself, in its own words.
+      std::string bytes = detail::go_error_bytes(parser.error_status(), parser.error_reason(),
+                                                 current_date());
+      error_code ec;
+      co_await write_all(asio::buffer(bytes), ec);
+      if (!ec && !closed_) co_await lingering_close();
       break;
     }
 
+    if (!continue_sent && parser.wanted_continue()) {
+      error_code ec;
+      co_await write_all(asio::buffer(kContinue.data(), kContinue.size()), ec);
+      if (ec || closed_) break;
+    }
     Request request = parser.take_request();
     request.remote_address = remote_;
     const int version = request.version;
@@ -427,6 +435,7 @@ class Server::Impl {
       : io_(options.io_threads), acceptor_(io_.first()) {
     shared_.limits.max_header_size = options.max_header_size;
     shared_.limits.max_body_size = options.max_body_size;
+    shared_.limits.body_limit_for = options.body_limit;
     shared_.options = std::move(options);
     shared_.handler = std::move(handler);
     shared_.log_error = std::move(log_error);

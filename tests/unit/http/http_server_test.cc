@@ -446,7 +446,13 @@ TEST_F(HttpServerTest, MalformedRequestsGetErrorAndClose) {
     ASSERT_TRUE(r) << tc.bytes.substr(0, 60);
     EXPECT_EQ(r->status, tc.status) << tc.bytes.substr(0, 60);
     EXPECT_EQ(r->header("connection"), "close");
-    EXPECT_EQ(r->header("content-length"), std::to_string(r->body.size()));
+    // Go's own error answers: no Content-Length (the body runs to the close),
+    // but 417, an ordinary empty response.
+    if (tc.status == 417) {
+      EXPECT_EQ(r->header("content-length"), "0");
+    } else {
+      EXPECT_EQ(r->header("content-length"), "") << tc.bytes.substr(0, 60);
+    }
     EXPECT_TRUE(c.closed_by_peer()) << tc.bytes.substr(0, 60);
   }
   EXPECT_EQ(requests_, 0);
@@ -461,7 +467,7 @@ TEST_F(HttpServerTest, Http10) {
     ASSERT_TRUE(r);
     EXPECT_EQ(r->status_line, "HTTP/1.0 200 OK");
     EXPECT_EQ(r->body, "GET /old v10 body=");
-    EXPECT_EQ(r->header("connection"), "close");
+    EXPECT_EQ(r->header("connection"), "");  // Go says "close" only to HTTP/1.1
     EXPECT_TRUE(c.closed_by_peer());
   }
   Client c(port());

@@ -10,6 +10,7 @@
 #include "http/response.h"
 #include "http/target.h"
 #include "nsq/http/message.h"
+#include "nsq/http/router.h"
 
 namespace nsq::http::detail {
 namespace {
@@ -142,14 +143,73 @@ TEST(RequestParser, Errors) {
            {"GET / HTTP/0.9\r\nHost: h\r\n\r\n", 505},
            {"GET /%zz HTTP/1.1\r\nHost: h\r\n\r\n", 400},
            {"GET / HTTP/1.1\r\nHost: h\r\nExpect: 200-ok\r\n\r\n", 417},
+           // Go takes this (chunked wins); we refuse the ambiguous framing
+           // (docs/compatibility.md).
            {"POST / HTTP/1.1\r\nHost: h\r\nContent-Length: 1\r\n"
             "Transfer-Encoding: chunked\r\n\r\n",
             400},
+           {"POST / HTTP/1.1\r\nHost: h\r\nTransfer-Encoding: gzip\r\n\r\n", 501},
+           {"GET / HTTP/1.1\r\nHost: a b\r\n\r\n", 400},
+           {"GET / HTTP/1.1\r\nHost: h\r\nBad Name: 1\r\n\r\n", 400},
        }) {
     auto r = parse_request(tc.bytes, {});
     EXPECT_EQ(r.status, Status::error) << tc.bytes;
     EXPECT_EQ(r.error_status, tc.status) << tc.bytes;
   }
+}
+
+// Go's own words for what net/http refuses.
+TEST(RequestParser, ErrorReasons) {
+  for (const auto& [bytes, reason] : std::vector<std::pair<std::string, std::string>>{
+           {"GET / HTTP/1.1\r\n\r\n", "missing required Host header"},
+           {"GET / HTTP/2.0\r\nHost: h\r\n\r\n", "unsupported protocol version"},
+           {"GET / HTTP/1.1\r\nHost: a@b\r\n\r\n", "malformed Host header"},
+           {"GET / HTTP/1.1\r\nHost: h\r\nHost: i\r\n\r\n", ""},
+           {"GET / HTTP/1.1\r\nHost: h\r\nBad Name: 1\r\n\r\n", "invalid header name"},
+           {"GET / HTTP/1.1\r\nHost: h\r\nX: a\x01b\r\n\r\n", "invalid header value"},
+           {"GET / HTTP/1.1\r\nHost: h\r\nNoColon\r\n\r\n", ""},
+       }) {
+    auto r = parse_request(bytes, {});
+    EXPECT_EQ(r.status, Status::error) << bytes;
+    EXPECT_EQ(r.error_reason, reason) << bytes;
+  }
+  const std::string date = "Mon, 02 Jan 2006 15:04:05 GMT";
+  EXPECT_EQ(go_error_bytes(400, "missing required Host header", date),
+            "HTTP/1.1 400 Bad Request: missing required Host header\r\n"
+            "Content-Type: text/plain; charset=utf-8\r\nConnection: close\r\n\r\n"
+            "400 Bad Request: missing required Host header");
+  EXPECT_EQ(go_error_bytes(400, "", date),
+            "HTTP/1.1 400 Bad Request\r\nContent-Type: text/plain; charset=utf-8\r\n"
+            "Connection: close\r\n\r\n400 Bad Request");
+  EXPECT_EQ(go_error_bytes(501, "", date),
+            "HTTP/1.1 501 Not Implemented\r\nContent-Type: text/plain; charset=utf-8\r\n"
+            "Connection: close\r\n\r\nUnsupported transfer encoding");
+  EXPECT_EQ(go_error_bytes(417, "", date),
+            "HTTP/1.1 417 Expectation Failed\r\nContent-Length: 0\r\n"
+            "Date: Mon, 02 Jan 2006 15:04:05 GMT\r\nConnection: close\r\n\r\n");
+}
+
+// A per-request limit refuses a declared length before the body is read.
+TEST(RequestParser, BodyLimitForTheRequest) {
+  ParserLimits limits;
+  limits.body_limit_for = [](const Request& head) -> std::size_t {
+    return head.path == "/pub" ? 10 : 1000;
+  };
+  auto r = parse_request("POST /pub?topic=t HTTP/1.1\r\nHost: h\r\nContent-Length: 11\r\n"
+                         "Expect: 100-continue\r\n\r\n",
+                         limits);
+  ASSERT_EQ(r.status, Status::done);
+  EXPECT_TRUE(r.request->body_too_big);
+  EXPECT_EQ(r.request->query_value("topic"), "t");
+  r = parse_request("POST /pub HTTP/1.1\r\nHost: h\r\nContent-Length: 10\r\n\r\n0123456789",
+                    limits);
+  ASSERT_EQ(r.status, Status::done);
+  EXPECT_FALSE(r.request->body_too_big);
+  EXPECT_EQ(r.request->body, "0123456789");
+  r = parse_request("POST /mpub HTTP/1.1\r\nHost: h\r\nContent-Length: 11\r\n\r\n0123456789a",
+                    limits);
+  ASSERT_EQ(r.status, Status::done);
+  EXPECT_FALSE(r.request->body_too_big);
 }
 
 TEST(RequestParser, ExpectContinue) {
@@ -213,7 +273,7 @@ TEST(Response, Head) {
   r.status = 204;
   EXPECT_EQ(response_head(r, 10, true, date),
             "HTTP/1.0 204 No Content\r\nX-NSQ-Content-Type: nsq; version=1.0\r\n"
-            "Date: Mon, 02 Jan 2006 15:04:05 GMT\r\nConnection: close\r\n\r\n");
+            "Date: Mon, 02 Jan 2006 15:04:05 GMT\r\n\r\n");  // no "Connection: close" for 1.0
   r.status = 404;
   r.content_type = "";
   EXPECT_EQ(response_head(r, 10, false, date),
@@ -237,6 +297,78 @@ TEST(MethodAllowed, AllowListAndHeadAsGet) {
   EXPECT_FALSE(method_allowed("POST", "post"));  // case-sensitive, as Go
   EXPECT_FALSE(method_allowed("GET, POST", "GET, POST"));
   EXPECT_FALSE(method_allowed("", "GET"));
+}
+
+// The router resolves as Go's httprouter does (see router.h).
+TEST(Router, GoRules) {
+  Router router;
+  router.add("GET", "/ping", 1);
+  router.add("POST", "/pub", 2);
+  router.add("GET", "/config/:opt", 3);
+  router.add("PUT", "/config/:opt", 3);
+  router.add("GET", "/debug/pprof/", 4);
+  auto route = [&](std::string method, std::string target) {
+    auto parsed = parse_request(method + " " + target + " HTTP/1.1\r\nHost: h\r\n\r\n", {});
+    EXPECT_EQ(parsed.status, Status::done) << target;
+    return router.route(*parsed.request);
+  };
+  using Kind = Router::Result::Kind;
+  auto location = [](const Router::Result& r) {
+    for (const auto& [k, v] : r.response.headers) {
+      if (k == "Location") return v;
+    }
+    return std::string();
+  };
+  auto r = route("GET", "/config/Log_Level");
+  EXPECT_EQ(r.kind, Kind::match);
+  EXPECT_EQ(r.id, 3);
+  EXPECT_EQ(r.param, "Log_Level");
+  r = route("POST", "//pub?topic=t");
+  EXPECT_EQ(r.kind, Kind::redirect);
+  EXPECT_EQ(r.response.status, 307);
+  EXPECT_EQ(location(r), "/pub?topic=t");
+  EXPECT_EQ(r.response.body, "");
+  EXPECT_EQ(r.response.content_type, "");
+  r = route("GET", "/x/../PING");
+  EXPECT_EQ(r.response.status, 301);
+  EXPECT_EQ(location(r), "/ping");
+  EXPECT_EQ(r.response.body, "<a href=\"/ping\">Moved Permanently</a>.\n\n");
+  EXPECT_EQ(r.response.content_type, "text/html; charset=utf-8");
+  r = route("GET", "/CONFIG/Opt/");
+  EXPECT_EQ(location(r), "/config/Opt");
+  r = route("GET", "/debug/pprof?a=1&b=2");
+  EXPECT_EQ(location(r), "/debug/pprof/?a=1&b=2");
+  EXPECT_EQ(r.response.body, "<a href=\"/debug/pprof/?a=1&amp;b=2\">Moved Permanently</a>.\n\n");
+  // Trailing slashes redirect only within the method's own table.
+  EXPECT_EQ(route("GET", "/pub/").kind, Kind::not_found);
+  EXPECT_EQ(route("POST", "/ping/").kind, Kind::not_found);
+  EXPECT_EQ(route("GET", "/config/").kind, Kind::not_found);
+  r = route("GET", "/pub");
+  EXPECT_EQ(r.kind, Kind::method_not_allowed);
+  EXPECT_EQ(r.allow, "OPTIONS, POST");
+  r = route("DELETE", "/config/x");
+  EXPECT_EQ(r.allow, "GET, OPTIONS, PUT");
+  r = route("HEAD", "/ping");
+  EXPECT_EQ(r.kind, Kind::method_not_allowed);
+  EXPECT_EQ(r.allow, "GET, OPTIONS");
+  r = route("OPTIONS", "/ping");
+  EXPECT_EQ(r.kind, Kind::options);
+  EXPECT_EQ(r.response.status, 200);
+  EXPECT_EQ(location(r), "");
+  r = route("OPTIONS", "*");
+  EXPECT_EQ(r.kind, Kind::options);
+  EXPECT_TRUE(r.response.headers.empty());
+  r = route("GET", "*");
+  EXPECT_EQ(r.allow, "GET, OPTIONS, POST, PUT");
+  EXPECT_EQ(route("OPTIONS", "/nope").kind, Kind::not_found);
+  EXPECT_EQ(route("GET", "/").kind, Kind::not_found);
+}
+
+TEST(Router, Paths) {
+  EXPECT_EQ(clean_path("//a/./b/../c"), "/a/c");
+  EXPECT_EQ(clean_path("/.."), "/");
+  EXPECT_EQ(clean_path(""), ".");
+  EXPECT_EQ(escape_path("/a b/%?\xc3\xa9;@"), "/a%20b/%25%3F%C3%A9;@");
 }
 
 }  // namespace

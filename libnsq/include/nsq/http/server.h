@@ -33,6 +33,11 @@ struct ServerOptions {
   // connection is closed after its response. Set it to the largest body any
   // endpoint accepts; handlers check tighter per-path limits themselves.
   std::size_t max_body_size = 5 * 1024 * 1024;
+  // Set: the largest body this request may have, asked once its header is
+  // complete (the Request has no body yet). A larger Content-Length is not
+  // read and "100 Continue" is not sent: the handler gets body_too_big at once
+  // (as a Go handler checking req.ContentLength before reading the body).
+  std::function<std::size_t(const Request& head)> body_limit;
   // Request line + header fields; larger → 431 and close. (Beast applies it to
   // the request line and to the fields separately: a header may reach twice this.)
   std::size_t max_header_size = 64 * 1024;

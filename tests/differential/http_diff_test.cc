@@ -1,0 +1,309 @@
+// nsqd's HTTP surface, ours against Go nsqd v1.3.0 (issue 17): the same
+// request bytes to both, the answers (status line, headers but Date, body,
+// whether the connection closes) compared after ports are normalised.
+#include <arpa/inet.h>
+#include <netinet/in.h>
+#include <poll.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cctype>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "differential/diff_harness.h"
+
+namespace nsq::differential {
+
+namespace {
+
+// Whether `raw` ends with a complete final response (headers, and as much
+// body as Content-Length says; none for HEAD).
+bool response_complete(std::string_view raw, bool head) {
+  for (;;) {
+    auto end = raw.find("\r\n\r\n");
+    if (end == std::string_view::npos) return false;
+    std::string_view block = raw.substr(0, end);
+    raw.remove_prefix(end + 4);
+    if (block.size() > 9 && block[9] == '1') continue;  // 100 Continue
+    std::size_t length = 0;
+    bool has_length = false;
+    for (std::string_view name : {"Content-Length: ", "content-length: "}) {
+      auto pos = block.find(name);
+      if (pos != std::string_view::npos) {
+        length = std::stoul(std::string(block.substr(pos + name.size(), 12)));
+        has_length = true;
+      }
+    }
+    if (!has_length) return false;  // close-delimited
+    std::size_t body = head ? 0 : length;
+    if (raw.size() < body) return false;
+    raw.remove_prefix(body);
+    if (raw.empty()) return true;
+  }
+}
+
+}  // namespace
+
+// Sends `bytes` to 127.0.0.1:port and returns what came back until the peer
+// closed (`closed`) or was quiet for `quiet` (50 ms once a complete response
+// is in).
+std::string http_exchange(int port, std::string_view bytes, bool& closed, ms quiet) {
+  const bool head = bytes.starts_with("HEAD ");
+  closed = false;
+  int fd = ::socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+  if (fd < 0) return "<socket failed>";
+  sockaddr_in a{};
+  a.sin_family = AF_INET;
+  a.sin_port = htons(static_cast<uint16_t>(port));
+  a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+  if (::connect(fd, reinterpret_cast<sockaddr*>(&a), sizeof a) != 0) {
+    ::close(fd);
+    return "<connect failed>";
+  }
+  std::string received;
+  std::size_t sent = 0;
+  for (;;) {
+    pollfd p{fd, POLLIN, 0};
+    if (sent < bytes.size()) p.events |= POLLOUT;
+    const bool done = sent == bytes.size() && response_complete(received, head);
+    int r = ::poll(&p, 1, static_cast<int>(done ? 50 : quiet.count()));
+    if (r < 0 && errno == EINTR) continue;
+    if (r <= 0) break;
+    if (p.revents & POLLOUT) {
+      ssize_t n = ::send(fd, bytes.data() + sent, bytes.size() - sent, MSG_NOSIGNAL);
+      if (n > 0) {
+        sent += static_cast<std::size_t>(n);
+      } else if (n < 0 && errno != EAGAIN && errno != EINTR) {
+        sent = bytes.size();
+      }
+    }
+    if (p.revents & (POLLIN | POLLHUP | POLLERR)) {
+      char buf[65536];
+      ssize_t n = ::recv(fd, buf, sizeof buf, 0);
+      if (n > 0) {
+        received.append(buf, static_cast<std::size_t>(n));
+      } else if (n == 0 || (errno != EAGAIN && errno != EINTR)) {
+        closed = true;
+        break;
+      }
+    }
+  }
+  ::close(fd);
+  return received;
+}
+
+// The responses in `raw`, one block each: the status line, the headers but
+// Date (names lower-cased, sorted), the body; then "<closed>" or "<open>".
+// `head`: the requests were HEAD (no bodies follow the headers).
+std::string canonical_http(std::string_view raw, bool closed, bool head) {
+  std::string out;
+  while (!raw.empty()) {
+    auto end = raw.find("\r\n\r\n");
+    if (end == std::string_view::npos) {
+      out += "<partial head> " + printable(raw) + "\n";
+      raw = {};
+      break;
+    }
+    std::string_view block = raw.substr(0, end);
+    raw.remove_prefix(end + 4);
+    auto eol = block.find("\r\n");
+    std::string status(block.substr(0, eol));
+    std::vector<std::string> headers;
+    long length = -1;
+    while (eol != std::string_view::npos) {
+      block.remove_prefix(eol + 2);
+      eol = block.find("\r\n");
+      std::string_view line = block.substr(0, eol);
+      auto colon = line.find(':');
+      std::string name(line.substr(0, colon));
+      for (char& c : name) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+      std::string value(colon == std::string_view::npos ? "" : line.substr(colon + 1));
+      while (!value.empty() && value.front() == ' ') value.erase(0, 1);
+      if (name == "date") continue;
+      if (name == "content-length") length = std::stol(value);
+      headers.push_back(name + ": " + value);
+    }
+    std::sort(headers.begin(), headers.end());
+    out += status + "\n";
+    for (const auto& h : headers) out += "  " + h + "\n";
+    const bool informational = status.size() > 9 && status[9] == '1';
+    if (informational || head) continue;
+    std::size_t take = length < 0 ? raw.size() : std::min<std::size_t>(raw.size(), length);
+    out += "  body: " + printable(raw.substr(0, take)) + "\n";
+    raw.remove_prefix(take);
+  }
+  out += closed ? "<closed>" : "<open>";
+  return out;
+}
+
+// `text` with each of `ports` as "PORT".
+std::string normalise_ports(std::string text, const std::vector<int>& ports) {
+  for (int port : ports) {
+    std::string p = std::to_string(port);
+    for (auto pos = text.find(p); pos != std::string::npos; pos = text.find(p, pos)) {
+      text.replace(pos, p.size(), "PORT");
+    }
+  }
+  return text;
+}
+
+// The canonical answer of 127.0.0.1:port to `bytes`.
+std::string http_answer(int port, std::string_view bytes, const std::vector<int>& ports,
+                        ms quiet) {
+  bool closed = false;
+  std::string raw = http_exchange(port, bytes, closed, quiet);
+  return normalise_ports(canonical_http(raw, closed, bytes.starts_with("HEAD ")), ports);
+}
+
+namespace {
+
+class HttpDiff : public DifferentialTest {
+ protected:
+  std::string go_answer(std::string_view bytes, ms quiet = ms(300)) {
+    return http_answer(go().http_port(), bytes, {go().http_port(), go().tcp_port()}, quiet);
+  }
+  std::string our_answer(std::string_view bytes, ms quiet = ms(300)) {
+    return http_answer(ours().http_port(), bytes, {ours().http_port(), ours().tcp_port()}, quiet);
+  }
+  void expect_same(std::string_view bytes, ms quiet = ms(300)) {
+    std::string theirs = go_answer(bytes, quiet);
+    std::string mine = our_answer(bytes, quiet);
+    EXPECT_EQ(mine, theirs) << "ours (left) and Go's (right) differ for: " << printable(bytes);
+  }
+  // GET `path` with a Host header, on a connection of its own.
+  void expect_same_get(const std::string& method, const std::string& target,
+                       const std::string& body = {}) {
+    std::string req = method + " " + target + " HTTP/1.1\r\nHost: x\r\n";
+    if (method != "GET" && method != "HEAD") {
+      req += "Content-Length: " + std::to_string(body.size()) + "\r\n";
+    }
+    expect_same(req + "\r\n" + body);
+  }
+};
+
+// Go's router cleans paths and redirects (301 for GET, 307 otherwise, the
+// query kept), answers 405 with Allow, and 404 where no table has the path.
+TEST_F(HttpDiff, RoutingRedirectsAndMethods) {
+  ASSERT_TRUE(start_both());
+  const std::vector<std::pair<std::string, std::string>> cases = {
+      {"POST", "//pub?topic=t"},
+      {"POST", "/PUB?topic=t"},
+      {"POST", "/Pub/?topic=t"},
+      {"POST", "//pub?"},
+      {"GET", "/PING"},
+      {"GET", "//ping"},
+      {"GET", "/./ping"},
+      {"GET", "/x/../ping"},
+      {"GET", "/ping/."},
+      {"GET", "/Info"},
+      {"GET", "/ping/"},
+      {"GET", "/pub/"},
+      {"GET", "/pub"},
+      {"GET", "/topic/create/"},
+      {"POST", "/topic/create/?topic=a&x=%41"},
+      {"POST", "/TOPIC/CREATE?topic=a"},
+      {"POST", "/ping/"},
+      {"POST", "/ping"},
+      {"PUT", "/ping"},
+      {"DELETE", "/ping"},
+      {"DELETE", "/config/log_level"},
+      {"GET", "/config/"},
+      {"GET", "/config"},
+      {"GET", "/config/log_level/"},
+      {"GET", "/CONFIG/log_level"},
+      {"GET", "/Config/Log_Level"},
+      {"GET", "/config//log_level"},
+      {"GET", "/debug/pprof"},
+      {"GET", "/debug/pprof/mutex"},
+      {"GET", "/debug/setblockrate"},
+      {"GET", "/debug/freememory"},
+      {"POST", "/debug/freememory/"},
+      {"GET", "/"},
+      {"GET", "/nope"},
+      {"GET", "/p%69ng"},
+      {"GET", "/PI%4eG"},
+      {"GET", "/a%20b/../ping"},
+      {"GET", "/st%61ts/?format=json&topic=x"},
+      {"GET", "*"},
+      {"POST", "*"},
+      {"OPTIONS", "*"},
+      {"OPTIONS", "/ping"},
+      {"OPTIONS", "/pub"},
+      {"OPTIONS", "/config/x"},
+      {"OPTIONS", "/nope"},
+      {"OPTIONS", "/PING"},
+      {"HEAD", "/ping"},
+      {"HEAD", "/stats"},
+      {"HEAD", "/PING"},
+      {"HEAD", "/nope"},
+      {"PATCH", "/pub"},
+      {"get", "/ping"},
+      {"POST", "/topic/create?topic=empty_ok"},
+      {"POST", "/channel/create?topic=empty_ok&channel=c"},
+      {"POST", "/topic/pause?topic=empty_ok"},
+      {"POST", "/debug/freememory"},
+  };
+  for (const auto& [method, target] : cases) {
+    SCOPED_TRACE(method + " " + target);
+    expect_same_get(method, target);
+  }
+  // A redirect keeps the absolute form's scheme and authority.
+  expect_same("GET http://example.com//ping?a=b HTTP/1.1\r\nHost: x\r\n\r\n");
+}
+
+// Requests net/http refuses before any handler: its exact bytes.
+TEST_F(HttpDiff, MalformedRequests) {
+  ASSERT_TRUE(start_both());
+  for (std::string req : {
+           "GET /ping HTTP/1.1\r\n\r\n",
+           "GET /ping HTTP/2.0\r\nHost: x\r\n\r\n",
+           "GET /ping HTTP/3.1\r\nHost: x\r\n\r\n",
+           "GET /ping HTTP/1.1\r\nHost: x y\r\n\r\n",
+           "GET /ping HTTP/1.1\r\nHost: x@y\r\n\r\n",
+           "GET /ping HTTP/1.1\r\nHost: x\r\nHost: y\r\n\r\n",
+           "GET /ping HTTP/1.1\r\nHost: x\r\nBad Header: 1\r\n\r\n",
+           "GET /ping HTTP/1.1\r\nHost: x\r\nNoColon\r\n\r\n",
+           "GET /ping HTTP/1.1\r\nHost: x\r\nX: a\x01" "b\r\n\r\n",
+           "GET /ping HTTP/1.1\r\nHost: x\r\nExpect: something\r\n\r\n",
+           "GET /ping HTTP/1.1\r\nHost: x\r\nContent-Length: abc\r\n\r\n",
+           "GET ping HTTP/1.1\r\nHost: x\r\n\r\n",
+           "GET /p%zz HTTP/1.1\r\nHost: x\r\n\r\n",
+           "GET /ping HTTP/1.0\r\n\r\n",
+           "GET /ping HTTP/1.0\r\nConnection: keep-alive\r\n\r\n",
+           "GET /ping HTTP/1.1\r\nHost:\r\n\r\n",
+           "GET /ping HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n",
+           "POST /topic/create?topic=a HTTP/1.1\r\nHost: x\r\nConnection: close\r\n"
+           "Content-Length: 0\r\n\r\n",
+       }) {
+    SCOPED_TRACE(printable(req));
+    expect_same(req);
+  }
+}
+
+// /pub and /mpub refuse a declared length over the limit before reading the
+// body, and without "100 Continue".
+TEST_F(HttpDiff, BodyLimitsBeforeTheBody) {
+  ASSERT_TRUE(start_both());
+  for (std::string req : {
+           "POST /pub?topic=t HTTP/1.1\r\nHost: x\r\nContent-Length: 1048577\r\n\r\n",
+           "POST /pub?topic=t HTTP/1.1\r\nHost: x\r\nContent-Length: 999999999\r\n\r\n",
+           "POST /mpub?topic=t HTTP/1.1\r\nHost: x\r\nContent-Length: 5242881\r\n\r\n",
+           "POST /pub?topic=t HTTP/1.1\r\nHost: x\r\nContent-Length: 2000000\r\n"
+           "Expect: 100-continue\r\n\r\n",
+           "POST /mpub?topic=t HTTP/1.1\r\nHost: x\r\nContent-Length: 6000000\r\n"
+           "Expect: 100-continue\r\n\r\n",
+           "POST /pub?topic=t HTTP/1.1\r\nHost: x\r\nContent-Length: 3\r\n"
+           "Expect: 100-continue\r\n\r\n",
+           "POST /pub?topic=t HTTP/1.1\r\nHost: x\r\nContent-Length: 3\r\n"
+           "Expect: 100-continue\r\n\r\nabc",
+       }) {
+    SCOPED_TRACE(printable(req));
+    expect_same(req);
+  }
+}
+
+}  // namespace
+}  // namespace nsq::differential
