@@ -21,15 +21,18 @@ fail() {
   exit 1
 }
 
-# Port 0: the kernel picks a free port and nsqd logs it ("TCP: listening on 127.0.0.1:<port>").
+# Port 0: the kernel picks free ports and nsqd logs them ("TCP: listening on
+# 127.0.0.1:<port>", then the HTTP line); both lines mean it is fully started.
 port=
 for _ in $(seq 100); do
-  port=$(sed -n 's/.*TCP: listening on 127\.0\.0\.1:\([0-9][0-9]*\).*/\1/p' "$log" | head -n 1)
-  [ -z "$port" ] || break
+  if grep -q "HTTP: listening on" "$log"; then
+    port=$(sed -n 's/.*TCP: listening on 127\.0\.0\.1:\([0-9][0-9]*\).*/\1/p' "$log" | head -n 1)
+    break
+  fi
   kill -0 "$pid" 2>/dev/null || fail "nsqd exited before listening"
   sleep 0.1
 done
-[ -n "$port" ] || fail "nsqd did not announce its TCP port within 10 s"
+[ -n "$port" ] || fail "nsqd did not announce its TCP and HTTP ports within 10 s"
 
 rc=0
 "$@" "127.0.0.1:$port" || rc=$?
