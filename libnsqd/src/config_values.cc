@@ -125,7 +125,7 @@ const std::map<std::string, Render, std::less<>>& table() {
       {"deflate", boolean(&Options::deflate)},
       {"max_deflate_level", integer(&Options::max_deflate_level)},
       {"snappy", boolean(&Options::snappy)},
-      {"sync_publish", boolean(&Options::sync_publish)},
+      // --sync-publish is ours; Go has no such option (GET answers 400 there too).
   };
   return t;
 }

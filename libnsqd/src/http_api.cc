@@ -1,8 +1,10 @@
 #include "http_api.h"
 
 #include <malloc.h>
+#include <rapidjson/document.h>
 #include <spdlog/spdlog.h>
 
+#include <algorithm>
 #include <charconv>
 #include <chrono>
 #include <limits>
@@ -18,6 +20,7 @@
 #include "prometheus.h"
 #include "stats_json.h"
 #include "stats_text.h"
+#include "statsd.h"
 #include "worker_pool.h"
 
 namespace nsq::nsqd {
@@ -509,7 +512,15 @@ void HttpApi::do_channel(const std::string& action, const Request& req, const Re
 }
 
 void HttpApi::do_config(const std::string& opt, const Request& req, const Reply& reply) {
-  auto render = [&](const Options& o) {
+  // Go shows the ports it listens on when no broadcast port was given, and
+  // the statsd prefix as expanded at start-up.
+  auto render = [&](const Options& runtime) {
+    Options o = runtime;
+    if (o.broadcast_tcp_port == 0 && node_.tcp_port) o.broadcast_tcp_port = node_.tcp_port();
+    if (o.broadcast_http_port == 0 && node_.http_port) o.broadcast_http_port = node_.http_port();
+    o.statsd_prefix = expand_statsd_prefix(o.statsd_prefix, o.broadcast_address,
+                                           o.broadcast_http_port);
+    if (opt == "nsqlookupd_tcp_addresses" && lookupd_addresses_null_) return ok_json("null");
     auto v = config_value(o, opt);
     return v->json ? ok_json(v->body) : ok_text(v->body);
   };
@@ -544,56 +555,39 @@ void HttpApi::do_config(const std::string& opt, const Request& req, const Reply&
     return;
   }
   if (opt == "nsqlookupd_tcp_addresses") {
-    // A JSON array of "host:port" strings.
+    // As Go's json.Unmarshal into []string: null or an array of strings;
+    // duplicates and any string are taken (Go only logs what it cannot reach).
+    rapidjson::Document doc;
+    doc.Parse(req.body.data(), req.body.size());
+    bool ok = !doc.HasParseError() && (doc.IsNull() || doc.IsArray());
     std::vector<std::string> addresses;
-    std::string_view s = req.body;
-    auto skip_ws = [&] {
-      while (!s.empty() && (s[0] == ' ' || s[0] == '\n' || s[0] == '\t' || s[0] == '\r')) {
-        s.remove_prefix(1);
-      }
-    };
-    bool ok = false;
-    skip_ws();
-    if (!s.empty() && s[0] == '[') {
-      s.remove_prefix(1);
-      skip_ws();
-      if (!s.empty() && s[0] == ']') {
-        s.remove_prefix(1);
-        ok = true;
-      } else {
-        while (!s.empty() && s[0] == '"') {
-          std::size_t end = s.find('"', 1);
-          if (end == std::string_view::npos) break;
-          addresses.emplace_back(s.substr(1, end - 1));
-          s.remove_prefix(end + 1);
-          skip_ws();
-          if (!s.empty() && s[0] == ',') {
-            s.remove_prefix(1);
-            skip_ws();
-            continue;
-          }
-          if (!s.empty() && s[0] == ']') {
-            s.remove_prefix(1);
-            ok = true;
-          }
+    if (ok && doc.IsArray()) {
+      for (const auto& v : doc.GetArray()) {
+        if (!v.IsString()) {
+          ok = false;
           break;
         }
+        addresses.emplace_back(v.GetString(), v.GetStringLength());
       }
-      skip_ws();
-      ok = ok && s.empty();
     }
-    for (const auto& a : addresses) ok = ok && a.find(':') != std::string::npos;
     if (!ok) {
       reply(error(400, "INVALID_VALUE"));
       return;
+    }
+    // The lookup loop connects to each distinct host:port once.
+    std::vector<std::string> peers;
+    for (const auto& a : addresses) {
+      if (a.find(':') == std::string::npos) continue;
+      if (std::find(peers.begin(), peers.end(), a) == peers.end()) peers.push_back(a);
     }
     std::function<void(std::vector<std::string>)> callback;
     {
       std::lock_guard lock(mu_);
       runtime_.lookupd_tcp_addresses = addresses;
+      lookupd_addresses_null_ = doc.IsNull();
       callback = on_lookupd_changed_;
     }
-    if (callback) callback(addresses);
+    if (callback) callback(std::move(peers));
     std::lock_guard lock(mu_);
     reply(render(runtime_));
     return;

@@ -81,6 +81,7 @@ class HttpApi {
   mutable std::mutex mu_;
   Options runtime_;  // guarded by mu_: options with PUT /config changes applied
   std::function<void(std::vector<std::string>)> on_lookupd_changed_;  // guarded by mu_
+  bool lookupd_addresses_null_ = false;  // guarded by mu_: PUT null (Go shows null)
 };
 
 }  // namespace nsq::nsqd

@@ -168,7 +168,7 @@ class HttpDiff : public DifferentialTest {
   std::string our_answer(std::string_view bytes, ms quiet = ms(300)) {
     return http_answer(ours().http_port(), bytes, {ours().http_port(), ours().tcp_port()}, quiet);
   }
-  void expect_same(std::string_view bytes, ms quiet = ms(300)) {
+  void expect_same(std::string_view bytes, ms quiet = ms(1000)) {
     std::string theirs = go_answer(bytes, quiet);
     std::string mine = our_answer(bytes, quiet);
     EXPECT_EQ(mine, theirs) << "ours (left) and Go's (right) differ for: " << printable(bytes);
@@ -303,6 +303,43 @@ TEST_F(HttpDiff, BodyLimitsBeforeTheBody) {
     SCOPED_TRACE(printable(req));
     expect_same(req);
   }
+}
+
+// GET /config/:opt shows what Go shows: the ports listened on for unset
+// broadcast ports, the expanded statsd prefix; PUT takes what Go's
+// json.Unmarshal takes.
+TEST_F(HttpDiff, Config) {
+  ASSERT_TRUE(start_both());
+  for (const char* opt :
+       {"broadcast_tcp_port", "broadcast_http_port", "statsd_prefix", "broadcast_address",
+        "tcp_address", "http_address", "https_address", "nsqlookupd_tcp_addresses", "log_level",
+        "id_x", "statsd_address", "max_msg_size", "msg_timeout", "e2e_processing_latency_percentiles",
+        "tls_required", "tls_min_version", "deflate", "max_deflate_level", "sync_publish"}) {
+    SCOPED_TRACE(opt);
+    expect_same_get("GET", std::string("/config/") + opt);
+  }
+  for (const char* body : {"null", "[\"127.0.0.1:1\",\"127.0.0.1:1\"]", "[\"a\"]", "[]",
+                           " [ \"\\u0031:2\" ] ", "[1]", "{}",
+                           "\"x\"", "[\"a\"] x", "", "nul"}) {
+    SCOPED_TRACE(body);
+    expect_same_get("PUT", "/config/nsqlookupd_tcp_addresses", body);
+    expect_same_get("GET", "/config/nsqlookupd_tcp_addresses");
+  }
+  expect_same_get("PUT", "/config/log_level", "warn");
+  expect_same_get("GET", "/config/log_level");
+}
+
+// With --statsd-prefix and broadcast ports given, and an IPv4 broadcast address.
+TEST_F(HttpDiff, ConfigWithBroadcastFlags) {
+  ASSERT_TRUE(start_both({"--broadcast-address=127.0.0.1", "--broadcast-tcp-port=4150",
+                          "--broadcast-http-port=4151", "--statsd-prefix=a.%s.b%s"}));
+  for (const char* opt : {"broadcast_tcp_port", "broadcast_http_port", "statsd_prefix",
+                          "broadcast_address"}) {
+    SCOPED_TRACE(opt);
+    expect_same_get("GET", std::string("/config/") + opt);
+  }
+  ASSERT_TRUE(start_both({"--statsd-prefix="}));
+  expect_same_get("GET", "/config/statsd_prefix");
 }
 
 }  // namespace
