@@ -229,6 +229,56 @@ class IdentifyHandler : public rapidjson::BaseReaderHandler<rapidjson::UTF8<>, I
 
 bool is_json_space(char c) noexcept { return c == ' ' || c == '\t' || c == '\n' || c == '\r'; }
 
+// The UTF-16 code unit of the \uXXXX escape at json[at] ("\\u" then four hex
+// digits), or -1.
+int utf16_escape_at(std::string_view json, std::size_t at) noexcept {
+  if (at + 6 > json.size() || json[at] != '\\' || json[at + 1] != 'u') return -1;
+  int unit = 0;
+  auto [end, ec] = std::from_chars(json.data() + at + 2, json.data() + at + 6, unit, 16);
+  return ec == std::errc() && end == json.data() + at + 6 ? unit : -1;
+}
+
+bool is_high_surrogate(int u) noexcept { return u >= 0xD800 && u <= 0xDBFF; }
+bool is_low_surrogate(int u) noexcept { return u >= 0xDC00 && u <= 0xDFFF; }
+
+// Go's encoding/json decodes an escaped UTF-16 surrogate that is not half of
+// a pair as U+FFFD; RapidJSON refuses the document. Such escapes are
+// rewritten to \ufffd first; nullopt when there is none (the usual case).
+std::optional<std::string> replace_lone_surrogate_escapes(std::string_view json) {
+  std::optional<std::string> out;
+  bool in_string = false;
+  std::size_t copied = 0;  // json[0, copied) is in *out
+  for (std::size_t i = 0; i < json.size(); ++i) {
+    char c = json[i];
+    if (!in_string) {
+      in_string = c == '"';
+      continue;
+    }
+    if (c == '"') {
+      in_string = false;
+    } else if (c == '\\') {
+      int unit = utf16_escape_at(json, i);
+      if (unit < 0) {
+        ++i;  // a two-character escape (or a broken one, left for the parser)
+        continue;
+      }
+      if (is_high_surrogate(unit) && is_low_surrogate(utf16_escape_at(json, i + 6))) {
+        i += 11;  // a valid pair
+        continue;
+      }
+      if (is_high_surrogate(unit) || is_low_surrogate(unit)) {
+        if (!out) out.emplace();
+        out->append(json.substr(copied, i - copied));
+        out->append("\\ufffd");
+        copied = i + 6;
+      }
+      i += 5;
+    }
+  }
+  if (out) out->append(json.substr(copied));
+  return out;
+}
+
 }  // namespace
 
 Result<IdentifyRequest> parse_identify_json(std::string_view json) {
@@ -237,6 +287,8 @@ Result<IdentifyRequest> parse_identify_json(std::string_view json) {
                               rapidjson::kParseStopWhenDoneFlag;
   IdentifyRequest request;
   IdentifyHandler handler(request);
+  std::optional<std::string> replaced = replace_lone_surrogate_escapes(json);
+  if (replaced) json = *replaced;
   rapidjson::MemoryStream stream(json.data(), json.size());
   rapidjson::Reader reader;
   if (reader.Parse<kFlags>(stream, handler).IsError()) {

@@ -1,6 +1,5 @@
 #include "nsq/mpub.h"
 
-#include <algorithm>
 #include <string>
 #include <utility>
 
@@ -14,41 +13,90 @@ ProtocolError bad_message(std::string text) { return {"E_BAD_MESSAGE", std::move
 
 }  // namespace
 
+MpubReader::Status MpubReader::put(std::string_view buffered) {
+  while (stage_ != Stage::done) {
+    if (buffered.size() < need_) return Status::need_more;
+    switch (stage_) {
+      case Stage::count: {
+        count_ = get_i32be(buffered.data() + pos_);
+        // Each message takes at least 5 bytes (size + one byte), after the count.
+        const int64_t max_count = (limits_.max_body_size - 4) / 5;
+        if (count_ <= 0 || count_ > max_count) {
+          error_ = bad_body("MPUB invalid message count " + std::to_string(count_));
+          return Status::failed;
+        }
+        pos_ += 4;
+        stage_ = Stage::size;
+        need_ = pos_ + 4;
+        break;
+      }
+      case Stage::size: {
+        const int32_t size = get_i32be(buffered.data() + pos_);
+        const auto i = std::to_string(spans_.size());
+        if (size <= 0) {
+          error_ = bad_message("MPUB invalid message(" + i + ") body size " + std::to_string(size));
+          return Status::failed;
+        }
+        if (size > limits_.max_msg_size) {
+          error_ = bad_message("MPUB message too big " + std::to_string(size) + " > " +
+                               std::to_string(limits_.max_msg_size));
+          return Status::failed;
+        }
+        pos_ += 4;
+        body_size_ = static_cast<std::size_t>(size);
+        stage_ = Stage::body;
+        need_ = pos_ + body_size_;
+        break;
+      }
+      case Stage::body:
+        spans_.emplace_back(pos_, body_size_);
+        pos_ += body_size_;
+        if (static_cast<int64_t>(spans_.size()) == count_) {
+          stage_ = Stage::done;
+          need_ = pos_;
+        } else {
+          stage_ = Stage::size;
+          need_ = pos_ + 4;
+        }
+        break;
+      case Stage::done:
+        break;
+    }
+  }
+  return Status::done;
+}
+
+std::vector<std::string_view> MpubReader::messages(std::string_view buffered) const {
+  std::vector<std::string_view> out;
+  out.reserve(spans_.size());
+  for (auto [at, size] : spans_) out.push_back(buffered.substr(at, size));
+  return out;
+}
+
+ProtocolError MpubReader::truncated() const {
+  switch (stage_) {
+    case Stage::count:
+      return bad_body("MPUB failed to read message count");
+    case Stage::size:
+      return bad_message("MPUB failed to read message(" + std::to_string(spans_.size()) +
+                         ") body size");
+    default:
+      return bad_message("MPUB failed to read message body");
+  }
+}
+
 ProtocolResult<std::vector<std::string_view>> parse_mpub_body(std::string_view body,
                                                               const MpubLimits& limits) {
-  if (body.size() < 4) return tl::unexpected(bad_body("MPUB failed to read message count"));
-  const int32_t count = get_i32be(body.data());
-  body.remove_prefix(4);
-  // Each message takes at least 5 bytes (size + one byte), after the 4-byte count.
-  const int64_t max_count = (limits.max_body_size - 4) / 5;
-  if (count <= 0 || count > max_count) {
-    return tl::unexpected(bad_body("MPUB invalid message count " + std::to_string(count)));
+  MpubReader reader(limits);
+  switch (reader.put(body)) {
+    case MpubReader::Status::done:
+      return reader.messages(body);
+    case MpubReader::Status::failed:
+      return tl::unexpected(reader.error());
+    case MpubReader::Status::need_more:
+      break;
   }
-  std::vector<std::string_view> messages;
-  // The count is client-controlled: bound the reservation by what the bytes can hold.
-  messages.reserve(std::min<std::size_t>(static_cast<std::size_t>(count), body.size() / 5));
-  for (int32_t i = 0; i < count; ++i) {
-    if (body.size() < 4) {
-      return tl::unexpected(
-          bad_message("MPUB failed to read message(" + std::to_string(i) + ") body size"));
-    }
-    const int32_t size = get_i32be(body.data());
-    body.remove_prefix(4);
-    if (size <= 0) {
-      return tl::unexpected(bad_message("MPUB invalid message(" + std::to_string(i) +
-                                        ") body size " + std::to_string(size)));
-    }
-    if (size > limits.max_msg_size) {
-      return tl::unexpected(bad_message("MPUB message too big " + std::to_string(size) + " > " +
-                                        std::to_string(limits.max_msg_size)));
-    }
-    if (body.size() < static_cast<std::size_t>(size)) {
-      return tl::unexpected(bad_message("MPUB failed to read message body"));
-    }
-    messages.push_back(body.substr(0, static_cast<std::size_t>(size)));
-    body.remove_prefix(static_cast<std::size_t>(size));
-  }
-  return messages;
+  return tl::unexpected(reader.truncated());
 }
 
 void append_mpub_body(std::string& out, const std::vector<std::string_view>& messages) {

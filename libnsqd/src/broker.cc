@@ -158,9 +158,14 @@ bool Broker::delete_topic(const std::string& name) {
     topics_.erase(it);
   }
   log_->info("TOPIC({}): deleting", name);
+  std::vector<std::string> channels;
+  for (const auto& channel : topic->channels()) channels.push_back(channel->name());
   topic->remove();
   if (!topic->ephemeral()) schedule_metadata_save();
+  // As Go: the topic, then each of its channels, so that nsqlookupd drops
+  // this node from their registrations too (and forgets ephemeral ones).
   ctx_.registration_changed(false, name, "");
+  for (const auto& channel : channels) ctx_.registration_changed(false, name, channel);
   return true;
 }
 

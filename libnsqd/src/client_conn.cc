@@ -708,15 +708,15 @@ awaitable<bool> ClientConn::cmd_dpub(const Params& params) {
   if (!defer) {
     co_return fatal("E_INVALID", "DPUB could not parse timeout " + std::string(params[1]));
   }
-  auto max_ms =
-      std::chrono::duration_cast<std::chrono::milliseconds>(broker_.options().max_req_timeout)
-          .count();
-  if (*defer > static_cast<std::uint64_t>(max_ms)) {
-    co_return fatal("E_INVALID", "DPUB timeout " + std::to_string(*defer) + " out of range 0-" +
-                                     std::to_string(max_ms));
+  const auto max = broker_.options().max_req_timeout;
+  const std::chrono::nanoseconds timeout(go_millis_to_nanos(*defer));
+  if (timeout.count() < 0 || timeout > max) {
+    co_return fatal("E_INVALID",
+                    "DPUB timeout " + std::to_string(*defer) + " out of range 0-" +
+                        std::to_string(std::chrono::duration_cast<std::chrono::milliseconds>(max).count()));
   }
   std::string_view cmd = "DPUB";
-  auto delay = std::chrono::milliseconds(static_cast<std::int64_t>(*defer));
+  auto delay = std::chrono::duration_cast<std::chrono::milliseconds>(timeout);
   co_return co_await publish_one_body(cmd, topic, delay);
 }
 
@@ -764,15 +764,17 @@ awaitable<bool> ClientConn::cmd_mpub(const Params& params) {
     co_return fatal("E_BAD_BODY", "MPUB body too big " + std::to_string(*size) + " > " +
                                       std::to_string(o.max_body_size));
   }
-  if (!co_await fill(static_cast<std::size_t>(*size))) {
-    co_return fatal("E_BAD_BODY", "MPUB failed to read message count");
+  // The messages are read from the stream, not from *size bytes (MpubReader).
+  MpubReader reader(MpubLimits{o.max_msg_size, o.max_body_size});
+  for (;;) {
+    MpubReader::Status status = reader.put(buffered());
+    if (status == MpubReader::Status::done) break;
+    if (status == MpubReader::Status::failed) co_return send_error(reader.error());
+    if (!co_await fill(reader.need())) co_return send_error(reader.truncated());
   }
-  std::string_view body = buffered().substr(0, static_cast<std::size_t>(*size));
-  auto messages = parse_mpub_body(body, MpubLimits{o.max_msg_size, o.max_body_size});
-  if (!messages) co_return send_error(messages.error());
   std::string_view cmd = "MPUB";
-  bool ok = co_await publish(cmd, topic, std::move(*messages), std::chrono::milliseconds(0));
-  consume(static_cast<std::size_t>(*size));
+  bool ok = co_await publish(cmd, topic, reader.messages(buffered()), std::chrono::milliseconds(0));
+  consume(reader.consumed());
   co_return ok;
 }
 
@@ -885,11 +887,11 @@ bool ClientConn::cmd_rdy(const Params& params) {
   if (!params.empty()) {
     auto parsed = parse_decimal_digits(params[0]);
     if (!parsed) return fatal("E_INVALID", "RDY could not parse count " + std::string(params[0]));
-    if (*parsed > static_cast<std::uint64_t>(broker_.options().max_rdy_count)) {
-      return fatal("E_INVALID", "RDY count " + std::to_string(*parsed) + " out of range 0-" +
+    count = static_cast<std::int64_t>(*parsed);  // as Go: 2^64-1 is -1
+    if (count < 0 || count > broker_.options().max_rdy_count) {
+      return fatal("E_INVALID", "RDY count " + std::to_string(count) + " out of range 0-" +
                                     std::to_string(broker_.options().max_rdy_count));
     }
-    count = static_cast<std::int64_t>(*parsed);
   }
   {
     std::lock_guard lock(stats_mu_);
@@ -957,11 +959,12 @@ bool ClientConn::cmd_req(const Params& params) {
   if (!timeout) {
     return fatal("E_INVALID", "REQ could not parse timeout " + std::string(params[1]));
   }
-  auto max_ms = std::chrono::duration_cast<std::chrono::milliseconds>(
-                    broker_.options().max_req_timeout)
-                    .count();
-  auto delay = std::chrono::milliseconds(
-      static_cast<std::int64_t>(std::min<std::uint64_t>(*timeout, static_cast<std::uint64_t>(max_ms))));
+  // Clamped into 0..--max-req-timeout, after Go's wrapping conversion (so
+  // 2^64-1 ms, -1 ms to Go, requeues at once).
+  const std::chrono::nanoseconds wanted(go_millis_to_nanos(*timeout));
+  const auto delay = std::chrono::duration_cast<std::chrono::milliseconds>(
+      std::clamp<std::chrono::nanoseconds>(wanted, std::chrono::nanoseconds(0),
+                                           broker_.options().max_req_timeout));
   DiskWrites spill;
   auto r = channel_->requeue(id_, *id, delay, spill);
   submit_spill(std::move(spill));

@@ -59,6 +59,20 @@ std::string nsqd_binary_path() {
 #endif
 }
 
+std::string reference_binary_path(const std::string& name) {
+  std::string dir;
+  if (const char* env = std::getenv("NSQ_REFERENCE_DIR"); env != nullptr && *env != '\0') {
+    dir = env;
+  } else {
+#ifdef NSQ_TEST_REFERENCE_DIR
+    dir = NSQ_TEST_REFERENCE_DIR;
+#endif
+  }
+  if (dir.empty()) return {};
+  std::string path = dir + "/" + name;
+  return ::access(path.c_str(), X_OK) == 0 ? path : std::string();
+}
+
 ServerProcess::~ServerProcess() {
   if (pid_ > 0 && !exit_status_) {
     ::kill(pid_, SIGKILL);
@@ -72,7 +86,7 @@ ServerProcess::~ServerProcess() {
 
 std::string NsqdProcess::start(const Options& options) {
   SpawnOptions s;
-  s.binary = nsqd_binary_path();
+  s.binary = options.binary.empty() ? nsqd_binary_path() : options.binary;
   if (s.binary.empty() || ::access(s.binary.c_str(), X_OK) != 0)
     return "no nsqd binary at '" + s.binary + "'";
   s.args = {"--tcp-address=127.0.0.1:0",
@@ -86,7 +100,7 @@ std::string NsqdProcess::start(const Options& options) {
 
 std::string NsqlookupdProcess::start(const Options& options) {
   SpawnOptions s;
-  s.binary = nsqlookupd_binary_path();
+  s.binary = options.binary.empty() ? nsqlookupd_binary_path() : options.binary;
   if (s.binary.empty() || ::access(s.binary.c_str(), X_OK) != 0)
     return "no nsqlookupd binary at '" + s.binary + "'";
   s.args = {"--tcp-address=" + options.tcp_address, "--http-address=" + options.http_address};

@@ -18,6 +18,11 @@ namespace nsq::testutil {
 std::string nsqd_binary_path();
 // Same for nsqlookupd: $NSQLOOKUPD_BINARY, else NSQ_TEST_NSQLOOKUPD_BINARY, else "".
 std::string nsqlookupd_binary_path();
+// Go NSQ v1.3.0's program `name` ("nsqd", "nsqlookupd") for differential
+// tests: in $NSQ_REFERENCE_DIR if set, else in the folder CMake unpacked
+// ../shared/reference's tarball into (NSQ_TEST_REFERENCE_DIR); "" when there
+// is none (the tests then skip and say so).
+std::string reference_binary_path(const std::string& name);
 
 // One server child process (nsqd, nsqlookupd, ...). spawn() starts it with
 // posix_spawn, its stdout and stderr going to one pipe drained by a reader
@@ -85,6 +90,7 @@ class ServerProcess {
 class NsqdProcess : public ServerProcess {
  public:
   struct Options {
+    std::string binary;  // empty: nsqd_binary_path()
     std::filesystem::path data_path;
     std::vector<std::string> extra_args;  // more nsqd flags, e.g. "--mem-queue-size=10"
     bool http = true;                     // --http-address=127.0.0.1:0 (else "")
@@ -100,6 +106,7 @@ class NsqdProcess : public ServerProcess {
 class NsqlookupdProcess : public ServerProcess {
  public:
   struct Options {
+    std::string binary;  // empty: nsqlookupd_binary_path()
     std::string tcp_address = "127.0.0.1:0";
     std::string http_address = "127.0.0.1:0";
     std::vector<std::string> extra_args;  // e.g. "--inactive-producer-timeout=1s"

@@ -42,6 +42,19 @@ TEST(ParseIdentifyJsonTest, AllFields) {
   EXPECT_TRUE(r.deflate);
 }
 
+// Go's encoding/json decodes an escaped surrogate that is not half of a
+// pair as U+FFFD (issue 17: ours refused the IDENTIFY and closed).
+TEST(ParseIdentifyJsonTest, LoneSurrogateEscapesBecomeReplacementCharacters) {
+  EXPECT_EQ(ok(R"({"client_id":"a\ud800b"})").client_id, "a\xef\xbf\xbd" "b");
+  EXPECT_EQ(ok(R"({"client_id":"\udc00"})").client_id, "\xef\xbf\xbd");
+  EXPECT_EQ(ok(R"({"client_id":"\ud800\ud800"})").client_id, "\xef\xbf\xbd\xef\xbf\xbd");
+  // A valid pair is kept; an escaped backslash before "u" is no escape.
+  EXPECT_EQ(ok(R"({"client_id":"\ud83d\ude00"})").client_id, "\xf0\x9f\x98\x80");
+  EXPECT_EQ(ok(R"({"client_id":"\\ud800"})").client_id, "\\ud800");
+  EXPECT_EQ(ok(R"({"user_agent":"x","hostname":"\uD800\u0041"})").hostname, "\xef\xbf\xbd" "A");
+  bad(R"({"client_id":"\ud80"})");
+}
+
 TEST(ParseIdentifyJsonTest, EmptyObjectGivesZeroValues) {
   EXPECT_EQ(ok("{}"), IdentifyRequest{});
   EXPECT_EQ(ok(" \t\r\n{ } \n"), IdentifyRequest{});

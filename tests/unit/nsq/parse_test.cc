@@ -21,12 +21,19 @@ TEST(ParseDecimalDigitsTest, AnyOtherByteFails) {
   EXPECT_FALSE(parse_decimal_digits(std::string_view("1\0", 2)));
 }
 
-TEST(ParseDecimalDigitsTest, Overflow) {
+// Go nsqd wraps past 64 bits (its ByteToBase10 has no overflow check).
+TEST(ParseDecimalDigitsTest, OverflowWrapsAsGo) {
   EXPECT_EQ(parse_decimal_digits("18446744073709551615"), UINT64_MAX);
-  EXPECT_FALSE(parse_decimal_digits("18446744073709551616"));
-  EXPECT_FALSE(parse_decimal_digits("18446744073709551620"));
-  EXPECT_FALSE(parse_decimal_digits("99999999999999999999999"));
+  EXPECT_EQ(parse_decimal_digits("18446744073709551616"), 0u);
+  EXPECT_EQ(parse_decimal_digits("18446744073709551620"), 4u);
   EXPECT_EQ(parse_decimal_digits("0000000000000000000000000018446744073709551615"), UINT64_MAX);
+}
+
+TEST(GoMillisToNanosTest, WrapsAsGoDurations) {
+  EXPECT_EQ(go_millis_to_nanos(0), 0);
+  EXPECT_EQ(go_millis_to_nanos(1500), 1'500'000'000);
+  EXPECT_EQ(go_millis_to_nanos(UINT64_MAX), -1'000'000);
+  EXPECT_LT(go_millis_to_nanos(9'300'000'000'000), 0);  // past 2^63 ns
 }
 
 }  // namespace
