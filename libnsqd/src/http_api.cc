@@ -8,6 +8,7 @@
 #include <charconv>
 #include <chrono>
 #include <limits>
+#include <map>
 
 #include "broker.h"
 #include "config_values.h"
@@ -253,11 +254,13 @@ stats::Snapshot HttpApi::snapshot(const std::string& topic_filter,
   if (include_mem) s.memory = process_memory();
   if (!topic_filter.empty()) {
     auto topic = broker_.find_topic(topic_filter);
-    if (topic) {
-      s.topics.push_back(topic->snapshot(channel_filter, include_clients));
-    } else {
+    if (!topic) {
+      // Go's GetStats returns its zero Stats at once: topics and producers
+      // both null, whoever is connected.
       s.topics_null = true;
+      return s;
     }
+    s.topics.push_back(topic->snapshot(channel_filter, include_clients));
   } else {
     auto topics = broker_.topics();  // sorted by name (std::map)
     for (const auto& t : topics) s.topics.push_back(t->snapshot(channel_filter, include_clients));
@@ -266,14 +269,46 @@ stats::Snapshot HttpApi::snapshot(const std::string& topic_filter,
     // Topics without such a channel are left out.
     std::erase_if(s.topics, [](const stats::Topic& t) { return t.channels.empty(); });
   }
-  if (include_clients) {
-    s.producers = conns_.producers();
-    if (!topic_filter.empty()) {
-      for (auto& p : s.producers) {
-        std::erase_if(p.pub_counts, [&](const stats::PubCount& c) { return c.topic != topic_filter; });
+  if (!include_clients) return s;
+
+  // Go's client.Stats(topic): with a topic filter a client's pub_counts name
+  // only that topic (none when it never published to it), in the channels'
+  // client lists as in the producers.
+  const auto filter_pub_counts = [&](stats::Client& c) {
+    if (topic_filter.empty()) return;
+    std::erase_if(c.pub_counts, [&](const stats::PubCount& p) { return p.topic != topic_filter; });
+  };
+  for (auto& t : s.topics) {
+    for (auto& ch : t.channels) {
+      for (auto& c : ch.clients) filter_pub_counts(c);
+    }
+  }
+  s.producers = conns_.producers();
+  // A producer that is also subscribed reports its in-flight count as its
+  // channel entry does (the channel keeps it): look it up by remote address,
+  // unique among live connections, in every channel whatever the filters.
+  bool subscribed_producer = false;
+  for (const auto& p : s.producers) subscribed_producer |= p.state == 3;
+  if (subscribed_producer) {
+    std::vector<stats::Topic> all;
+    const std::vector<stats::Topic>* source = &s.topics;
+    if (!topic_filter.empty() || !channel_filter.empty()) {
+      for (const auto& t : broker_.topics()) all.push_back(t->snapshot("", true));
+      source = &all;
+    }
+    std::map<std::string, std::int64_t, std::less<>> in_flight;
+    for (const auto& t : *source) {
+      for (const auto& ch : t.channels) {
+        for (const auto& c : ch.clients) in_flight[c.remote_address] = c.in_flight_count;
+      }
+    }
+    for (auto& p : s.producers) {
+      if (auto it = in_flight.find(p.remote_address); it != in_flight.end()) {
+        p.in_flight_count = it->second;
       }
     }
   }
+  for (auto& p : s.producers) filter_pub_counts(p);
   return s;
 }
 

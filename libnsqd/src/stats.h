@@ -99,7 +99,10 @@ struct Snapshot {
   bool topics_null = false;      // a topic filter named a topic that does not exist
   std::optional<Memory> memory;  // absent when include_mem=false
   bool include_clients = true;   // false: clients and producers render as null
-  std::vector<Client> producers; // TCP connections that published at least once
+  // TCP connections that published at least once; rendered as JSON null when
+  // empty (Go's nil slice). With a topic filter their pub_counts hold only
+  // that topic (Go's client.Stats(topic)).
+  std::vector<Client> producers;
 };
 
 }  // namespace nsq::nsqd::stats

@@ -310,8 +310,10 @@ std::string render_stats_json(const stats::Snapshot& s) {
     append_memory(out, *s.memory);
     out.push_back(',');
   }
+  // Go appends producers to a nil slice: null when there are none (and when
+  // clients were not requested).
   key(out, "producers");
-  append_clients(out, s.producers, s.include_clients);
+  append_clients(out, s.producers, s.include_clients && !s.producers.empty());
   out.push_back('}');
   return out;
 }

@@ -203,9 +203,12 @@ TEST_F(StatsScenario, Filters) {
   EXPECT_EQ(names((*doc_)["topics"], "topic_name"), (std::vector<std::string>{"a"})) << stats_body_;
   EXPECT_EQ(names((*topic("a"))["channels"], "channel_name"), (std::vector<std::string>{"y", "z"}));
 
+  // A topic that does not exist: Go returns its zero Stats, so producers are
+  // null too although a producer is connected.
   ASSERT_TRUE(stats("topic=nosuch"));
   EXPECT_NE(stats_body_.find(R"("topics":null)"), std::string::npos) << stats_body_;
   EXPECT_TRUE((*doc_)["topics"].IsNull());
+  EXPECT_TRUE((*doc_)["producers"].IsNull()) << stats_body_;
 
   ASSERT_TRUE(stats("topic=a&channel=z"));
   EXPECT_EQ(names((*doc_)["topics"], "topic_name"), (std::vector<std::string>{"a"})) << stats_body_;
@@ -317,10 +320,61 @@ TEST_F(HttpStatsTest, NoProducersWithoutTcpPublish) {
   ASSERT_TRUE(is_v1_ok(post("/mpub?topic=t", "y\nz"), "OK"));
   ASSERT_TRUE(read_message(c));
   ASSERT_TRUE(stats());
-  auto& p = (*doc_)["producers"];
-  EXPECT_TRUE(p.IsNull() || (p.IsArray() && p.Empty()))
-      << "HTTP publishers or consumers listed: " << stats_body_;
+  // Go appends producers to a nil slice: null, never [].
+  EXPECT_TRUE((*doc_)["producers"].IsNull()) << "HTTP publishers or consumers listed: "
+                                             << stats_body_;
   EXPECT_EQ(int_of(*topic("t"), "message_count"), 3);
+}
+
+// A connection that subscribes and publishes: a producer whose entry has the
+// in-flight count of its channel entry; under a topic filter its pub_counts
+// (in the channel's client list and in producers) name only that topic, and
+// are left out (the text page then shows it as a consumer) when it never
+// published to it.
+TEST_F(HttpStatsTest, SubscriberThatPublishes) {
+  start_http();
+  if (IsSkipped() || HasFatalFailure()) return;
+  auto c = consumer("t", "c", 0, R"({"client_id":"both","hostname":"hb","user_agent":"ub"})");
+  c.pub("t", "m1");
+  ASSERT_TRUE(got_response(c, "OK"));
+  c.pub("u", "m2");
+  ASSERT_TRUE(got_response(c, "OK"));
+  c.rdy(5);
+  ASSERT_TRUE(read_message(c));
+  ASSERT_TRUE(stats_eventually([&] {
+    auto* ch = channel("t", "c");
+    return ch && int_of(*ch, "in_flight_count") == 1;
+  })) << stats_body_;
+
+  ASSERT_TRUE((*doc_)["producers"].IsArray() && (*doc_)["producers"].Size() == 1) << stats_body_;
+  EXPECT_EQ(int_of((*doc_)["producers"][0], "in_flight_count"), 1) << stats_body_;
+  EXPECT_EQ((*doc_)["producers"][0]["pub_counts"].Size(), 2u) << stats_body_;
+
+  ASSERT_TRUE(stats("topic=t"));
+  auto& p = (*doc_)["producers"][0];
+  EXPECT_EQ(int_of(p, "in_flight_count"), 1) << stats_body_;
+  ASSERT_TRUE(p["pub_counts"].IsArray() && p["pub_counts"].Size() == 1) << stats_body_;
+  EXPECT_EQ(str_of(p["pub_counts"][0], "topic"), "t");
+  auto& cl = (*channel("t", "c"))["clients"][0];
+  ASSERT_TRUE(cl["pub_counts"].IsArray() && cl["pub_counts"].Size() == 1) << stats_body_;
+  EXPECT_EQ(str_of(cl["pub_counts"][0], "topic"), "t");
+
+  // Filtered on a topic it never published to: no pub_counts key at all,
+  // still listed, with its channel's in-flight count.
+  ASSERT_TRUE(is_v1_ok(post("/topic/create?topic=v"), ""));
+  ASSERT_TRUE(stats("topic=v"));
+  ASSERT_TRUE((*doc_)["producers"].IsArray() && (*doc_)["producers"].Size() == 1) << stats_body_;
+  EXPECT_FALSE((*doc_)["producers"][0].HasMember("pub_counts")) << stats_body_;
+  EXPECT_EQ(int_of((*doc_)["producers"][0], "in_flight_count"), 1) << stats_body_;
+
+  auto text = get("/stats?topic=v&include_mem=false");
+  ASSERT_TRUE(text);
+  EXPECT_NE(text->body.find("] state: 3 inflt: 1    rdy: 5    fin: 0"), std::string::npos)
+      << "a consumer line under Producers: " << text->body;
+  text = get("/stats?topic=u&include_mem=false");
+  ASSERT_TRUE(text);
+  EXPECT_NE(text->body.find("] msgs: 1        topics: u=1 connected: "), std::string::npos)
+      << text->body;
 }
 
 }  // namespace

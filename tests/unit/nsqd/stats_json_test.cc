@@ -71,7 +71,8 @@ TEST(StatsJson, EmptySnapshot) {
   stats::Snapshot s;
   s.start_time = 1700000000;
   EXPECT_EQ(render_stats_json(s),
-            R"({"version":"1.3.0","health":"OK","start_time":1700000000,"topics":[],"producers":[]})");
+            R"({"version":"1.3.0","health":"OK","start_time":1700000000,"topics":[],"producers":null})")
+      << "Go's nil producer slice: null, not []";
 }
 
 TEST(StatsJson, NullTopicsNoClientsAndMemory) {
@@ -165,7 +166,7 @@ TEST(StatsJson, TopicChannelClientLatency) {
       R"("e2e_processing_latency":)" + latency + "},"
       R"({"topic_name":"bare","channels":[],"depth":0,"backend_depth":0,"message_count":0,)"
       R"("message_bytes":0,"paused":true,"e2e_processing_latency":{"count":0,"percentiles":null}}],)"
-      R"("producers":[]})";
+      R"("producers":null})";
   const auto out = render_stats_json(s);
   EXPECT_EQ(out, expected);
   EXPECT_TRUE(parses(out));
