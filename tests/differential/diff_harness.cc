@@ -121,6 +121,11 @@ void DifferentialTest::SetUp() {
   }
 }
 
+void DifferentialTest::TearDown() {
+  go_.reset();
+  ours_.reset();
+}
+
 bool DifferentialTest::start_each(const std::vector<std::string>& go_flags,
                                   const std::vector<std::string>& our_flags) {
   go_.reset();

@@ -46,6 +46,10 @@ std::string converse(int port, std::string_view bytes, bool half_close = false,
 class DifferentialTest : public ::testing::Test {
  protected:
   void SetUp() override;
+  // Stops both brokers before anything a derived fixture owns (an nsqlookupd
+  // they register with) goes away: a broker outliving its lookupd would
+  // register with whatever process gets that port next, another test's.
+  void TearDown() override;
   // Starts (or restarts) both with `flags` (added to the ephemeral ports and
   // the data path); false (with a test failure) if either did not start.
   bool start_both(const std::vector<std::string>& flags = {}) { return start_each(flags, flags); }
