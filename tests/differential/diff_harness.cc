@@ -67,26 +67,31 @@ std::string transcript(std::string_view received, bool closed) {
   return out;
 }
 
-std::string converse(int port, std::string_view bytes, bool half_close, ms quiet) {
+Exchange exchange(int port, std::string_view bytes, bool half_close, ms quiet,
+                  const std::function<bool(std::string_view)>& complete) {
+  Exchange out;
   int fd = ::socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
-  if (fd < 0) return "<socket failed>";
+  if (fd < 0) {
+    out.received = "<socket failed>";
+    return out;
+  }
   sockaddr_in a{};
   a.sin_family = AF_INET;
   a.sin_port = htons(static_cast<uint16_t>(port));
   a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
   if (::connect(fd, reinterpret_cast<sockaddr*>(&a), sizeof a) != 0) {
     ::close(fd);
-    return "<connect failed>";
+    out.received = "<connect failed>";
+    return out;
   }
-  std::string received;
-  bool closed = false;
   std::size_t sent = 0;
   // Send and read together: a peer that answers early (or closes) must not
   // leave the sender blocked on a full socket.
   for (;;) {
     pollfd p{fd, POLLIN, 0};
     if (sent < bytes.size()) p.events |= POLLOUT;
-    int r = ::poll(&p, 1, static_cast<int>(quiet.count()));
+    const bool done = sent == bytes.size() && complete && complete(out.received);
+    int r = ::poll(&p, 1, static_cast<int>(done ? 50 : quiet.count()));
     if (r < 0 && errno == EINTR) continue;
     if (r <= 0) break;  // quiet: the peer is waiting for more, or done
     if (p.revents & POLLOUT) {
@@ -102,15 +107,20 @@ std::string converse(int port, std::string_view bytes, bool half_close, ms quiet
       char buf[65536];
       ssize_t n = ::recv(fd, buf, sizeof buf, 0);
       if (n > 0) {
-        received.append(buf, static_cast<std::size_t>(n));
+        out.received.append(buf, static_cast<std::size_t>(n));
       } else if (n == 0 || (errno != EAGAIN && errno != EINTR)) {
-        closed = true;
+        out.closed = true;
         break;
       }
     }
   }
   ::close(fd);
-  return transcript(received, closed);
+  return out;
+}
+
+std::string converse(int port, std::string_view bytes, bool half_close, ms quiet) {
+  Exchange e = exchange(port, bytes, half_close, quiet);
+  return transcript(e.received, e.closed);
 }
 
 void DifferentialTest::SetUp() {

@@ -9,6 +9,7 @@
 #include <gtest/gtest.h>
 
 #include <chrono>
+#include <functional>
 #include <memory>
 #include <string>
 #include <string_view>
@@ -36,11 +37,23 @@ struct Broker {
 // quiet period), or "<partial N bytes>" when a frame was cut short.
 std::string transcript(std::string_view received, bool closed);
 
+// What came back for bytes sent on one connection.
+struct Exchange {
+  std::string received;
+  bool closed = false;  // the peer closed (else it went quiet)
+};
+
 // Sends `bytes` to 127.0.0.1:port (then half-closes the write side if
-// `half_close`), reads until the peer closes or nothing arrives for `quiet`,
-// and returns the transcript.
+// `half_close`) while reading, until the peer closes or nothing arrives for
+// `quiet` (50 ms once everything is sent and `complete(received)` says the
+// answer is whole).
+Exchange exchange(int port, std::string_view bytes, bool half_close, ms quiet,
+                  const std::function<bool(std::string_view)>& complete = {});
+
+// The transcript of exchange(port, bytes, half_close, quiet).
+// (A quiet period long enough for a loaded CI machine to answer in.)
 std::string converse(int port, std::string_view bytes, bool half_close = false,
-                     ms quiet = ms(300));
+                     ms quiet = ms(600));
 
 // The fixture: starts Go's nsqd and ours with the same flags.
 class DifferentialTest : public ::testing::Test {
@@ -61,7 +74,7 @@ class DifferentialTest : public ::testing::Test {
 
   // The same conversation with each; EXPECT_EQ on the transcripts.
   void expect_same_conversation(std::string_view bytes, bool half_close = false,
-                                ms quiet = ms(300));
+                                ms quiet = ms(600));
 
  private:
   std::string go_binary_;

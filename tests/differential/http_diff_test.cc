@@ -1,11 +1,6 @@
 // nsqd's HTTP surface, ours against Go nsqd v1.3.0 (issue 17): the same
 // request bytes to both, the answers (status line, headers but Date, body,
 // whether the connection closes) compared after ports are normalised.
-#include <arpa/inet.h>
-#include <netinet/in.h>
-#include <poll.h>
-#include <sys/socket.h>
-#include <unistd.h>
 
 #include <algorithm>
 #include <cctype>
@@ -47,52 +42,15 @@ bool response_complete(std::string_view raw, bool head) {
 
 }  // namespace
 
-// Sends `bytes` to 127.0.0.1:port and returns what came back until the peer
-// closed (`closed`) or was quiet for `quiet` (50 ms once a complete response
-// is in).
+// What came back for `bytes` until the peer closed (`closed`) or was quiet
+// for `quiet` (50 ms once a complete response is in).
 std::string http_exchange(int port, std::string_view bytes, bool& closed, ms quiet) {
   const bool head = bytes.starts_with("HEAD ");
-  closed = false;
-  int fd = ::socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
-  if (fd < 0) return "<socket failed>";
-  sockaddr_in a{};
-  a.sin_family = AF_INET;
-  a.sin_port = htons(static_cast<uint16_t>(port));
-  a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-  if (::connect(fd, reinterpret_cast<sockaddr*>(&a), sizeof a) != 0) {
-    ::close(fd);
-    return "<connect failed>";
-  }
-  std::string received;
-  std::size_t sent = 0;
-  for (;;) {
-    pollfd p{fd, POLLIN, 0};
-    if (sent < bytes.size()) p.events |= POLLOUT;
-    const bool done = sent == bytes.size() && response_complete(received, head);
-    int r = ::poll(&p, 1, static_cast<int>(done ? 50 : quiet.count()));
-    if (r < 0 && errno == EINTR) continue;
-    if (r <= 0) break;
-    if (p.revents & POLLOUT) {
-      ssize_t n = ::send(fd, bytes.data() + sent, bytes.size() - sent, MSG_NOSIGNAL);
-      if (n > 0) {
-        sent += static_cast<std::size_t>(n);
-      } else if (n < 0 && errno != EAGAIN && errno != EINTR) {
-        sent = bytes.size();
-      }
-    }
-    if (p.revents & (POLLIN | POLLHUP | POLLERR)) {
-      char buf[65536];
-      ssize_t n = ::recv(fd, buf, sizeof buf, 0);
-      if (n > 0) {
-        received.append(buf, static_cast<std::size_t>(n));
-      } else if (n == 0 || (errno != EAGAIN && errno != EINTR)) {
-        closed = true;
-        break;
-      }
-    }
-  }
-  ::close(fd);
-  return received;
+  Exchange e = exchange(port, bytes, false, quiet, [head](std::string_view received) {
+    return response_complete(received, head);
+  });
+  closed = e.closed;
+  return e.received;
 }
 
 // The responses in `raw`, one block each: the status line, the headers but

@@ -31,7 +31,7 @@ class LookupdHttpDiff : public ::testing::Test {
     }
   }
 
-  void expect_same(std::string_view bytes, ms quiet = ms(300)) {
+  void expect_same(std::string_view bytes, ms quiet = ms(1000)) {
     std::string theirs = http_answer(go_.http_port(), bytes, {go_.http_port(), go_.tcp_port()},
                                      quiet);
     std::string mine = http_answer(ours_.http_port(), bytes,
