@@ -46,7 +46,7 @@ Outcome run(std::string_view stream, std::size_t piece, const ParserLimits& limi
     if (step.status == RequestParser::Status::error) {
       out.error_status = current->error_status();
       int s = out.error_status;
-      if (s != 400 && s != 417 && s != 431 && s != 505) std::abort();
+      if (s != 400 && s != 417 && s != 431 && s != 501 && s != 505) std::abort();
       return out;
     }
     if (step.status == RequestParser::Status::done) {
