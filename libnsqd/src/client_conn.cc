@@ -322,7 +322,10 @@ awaitable<void> ClientConn::watchdog() {
       send_response("_heartbeat_");
       next_heartbeat_ = now + ms(hb);
     }
+    // With heartbeats the next one wakes it anyway (an idle connection costs
+    // no other wake-up); without, it looks every second for a blocked write.
     auto wake = write_in_flight_ ? write_started_ + write_timeout
+                : hb > 0         ? Clock::time_point::max()
                                  : Clock::now() + std::chrono::seconds(1);
     if (hb > 0) wake = std::min({wake, read_deadline_, next_heartbeat_});
     wake = std::max(wake, Clock::now() + std::chrono::milliseconds(1));
@@ -488,8 +491,8 @@ awaitable<bool> ClientConn::cmd_identify(const Params&) {
   if (settings_.heartbeat_interval_ms > 0) {
     read_deadline_ = now + 2 * ms(settings_.heartbeat_interval_ms);
     next_heartbeat_ = now + ms(settings_.heartbeat_interval_ms);
-    watchdog_timer_.cancel();  // re-plan with the new interval
   }
+  watchdog_timer_.cancel();  // re-plan with the new interval (or none)
   if (!settings_.feature_negotiation) {
     send_response("OK");
     co_return true;
