@@ -243,7 +243,10 @@ TEST_F(NsqToFileTest, SigtermMidStreamLosesNothing) {
       ++batches;
     }
   });
-  ASSERT_TRUE(tool.wait_stderr("syncing 50 records to disk", 20s)) << tool.stderr_text();
+  // Mid-stream: a first batch synced. (Not "syncing 50": whether a batch
+  // reaches --max-in-flight before the consumer reports itself starved, at
+  // 85% of it, depends on how the deliveries happen to be split into reads.)
+  ASSERT_TRUE(tool.wait_stderr("records to disk", 20s)) << tool.stderr_text();
   tool.send_signal(SIGTERM);
   const auto code = tool.wait_exit_code(40s);
   publishing = false;
