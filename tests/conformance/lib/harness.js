@@ -45,13 +45,14 @@ function withTimeout(promise, ms, what) {
 const delay = (ms) => new Promise((resolve) => setTimeout(resolve, ms))
 
 /**
- * Starts nsqd and resolves once its stderr announces the TCP port.
+ * Starts nsqd and resolves once its stderr announces the TCP port (in a new
+ * temporary data path unless `dataPath` names one, e.g. a stopped nsqd's).
  * Returns {host, tcpPort, httpPort|null, dataPath, proc, output(), stop(), kill()}.
  * Register `t.after(() => nsqd.kill())` so a failing test never leaks it.
  */
-async function startNsqd(extraArgs = []) {
+async function startNsqd(extraArgs = [], {dataPath: reusedDataPath} = {}) {
   const bin = nsqdBin()
-  const dataPath = fs.mkdtempSync(path.join(os.tmpdir(), 'nsqjs-conf-'))
+  const dataPath = reusedDataPath || fs.mkdtempSync(path.join(os.tmpdir(), 'nsqjs-conf-'))
   const args = [
     '--tcp-address=127.0.0.1:0',
     '--http-address=127.0.0.1:0',
