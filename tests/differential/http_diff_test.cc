@@ -241,6 +241,36 @@ TEST_F(HttpDiff, MalformedRequests) {
   }
 }
 
+// Header lines as Go's textproto reads them: a bare LF ends a line, a field
+// with an empty name is skipped, a folded (continued) field is joined, a
+// first field line that starts with white space is refused.
+TEST_F(HttpDiff, HeaderLineForms) {
+  ASSERT_TRUE(start_both());
+  for (std::string req : {
+           "GET /ping HTTP/1.1\nHost: x\n\n",
+           "GET /ping HTTP/1.1\r\nHost: x\n\r\n",
+           "GET /ping HTTP/1.1\nHost: x\r\n\n",
+           "POST /pub?topic=lf HTTP/1.1\nHost: x\nContent-Length: 2\n\nab",
+           "POST /pub?topic=lf HTTP/1.1\nHost: x\nContent-Length: 2\n\nab"
+           "GET /ping HTTP/1.1\nHost: x\nConnection: close\n\n",
+           "GET /ping HTTP/1.1\r\nHost: x\r\n: v\r\n\r\n",
+           "GET /ping HTTP/1.1\r\nHost: x\r\n:\r\n\r\n",
+           "GET /ping HTTP/1.1\r\nHost: x\r\nX-A: a\r\n b\r\n\r\n",
+           "GET /ping HTTP/1.1\r\n Host: x\r\n\r\n",
+           "GET /ping HTTP/1.1\r\n\tHost: x\r\n\r\n",
+           "GET /ping HTTP/1.1\r\nHost: x\r\nX-A: a\rb\r\n\r\n",
+           "GET /ping HTTP/1.1\r\nHost: x\r\nX-A: a\r\r\n\r\n",
+           "GET /ping HTTP/1.1\r\nHost: x\r\nX\rA: ab\r\n\r\n",
+           "GET /pi\rng HTTP/1.1\r\nHost: x\r\n\r\n",
+           "GET /ping HTTP/1.1\r\nHost: x\r\nX-A:\tv\t\r\n\r\n",
+           "\r\nGET /ping HTTP/1.1\r\nHost: x\r\n\r\n",
+           "\nGET /ping HTTP/1.1\nHost: x\n\n",
+       }) {
+    SCOPED_TRACE(printable(req));
+    expect_same(req);
+  }
+}
+
 // /pub and /mpub refuse a declared length over the limit before reading the
 // body, and without "100 Continue".
 TEST_F(HttpDiff, BodyLimitsBeforeTheBody) {

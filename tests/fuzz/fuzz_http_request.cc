@@ -85,12 +85,9 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   limits.max_body_size = 512;
   Outcome pieces = run(stream, piece, limits);
   Outcome whole = run(stream, stream.size() + 1, limits);
-  // Beast parses a request's first piece before its header is complete, later
-  // pieces only once the header is complete or too long; and its header limit
-  // applies to the request line and to the fields separately. So a malformed
-  // header may be rejected as such (400) in one run, as too long (431) or not
-  // yet (need more bytes) in the other, and a header near the limit may pass in
-  // one run only. Otherwise both runs agree.
+  // A header that is both malformed and too long may be refused as either
+  // (400 or 431), depending on which the bytes at hand showed first.
+  // Otherwise both runs agree.
   const bool too_long = pieces.error_status == 431 || whole.error_status == 431;
   // Beast (1.74) parses a chunk header's extensions up to the end of the bytes
   // it was given rather than the end of the line, so a malformed extension (a

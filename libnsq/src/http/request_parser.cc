@@ -8,6 +8,7 @@
 #include <algorithm>
 #include <cctype>
 #include <limits>
+#include <vector>
 
 #include "http/target.h"
 
@@ -67,8 +68,8 @@ bool token_char(unsigned char c) {
                                               static_cast<char>(c)) != std::string_view::npos);
 }
 
-// Why Go rejects a header Beast found a bad field or value in: "invalid header
-// name", "invalid header value", or "" (a line without a colon: plain 400).
+// Why Go rejects a header Beast refused: "invalid header name", "invalid
+// header value", or "" (a line without a colon, or a fault elsewhere: plain 400).
 std::string header_fault(std::string_view bytes) {
   auto end = bytes.find("\r\n\r\n");
   if (end != std::string_view::npos) bytes = bytes.substr(0, end);
@@ -95,6 +96,65 @@ std::string header_fault(std::string_view bytes) {
   return fault;
 }
 
+// A request's header as Go's textproto reads it, found line by line as bytes
+// arrive (each byte looked at once) and rewritten for Beast, which takes only
+// CRLF: lines may end in LF alone, and a field line with an empty name is
+// skipped.
+class HeaderScanner {
+ public:
+  enum class State { incomplete, complete, bad };
+
+  // `bytes` starts with the request; each call offers at least what the
+  // previous one did.
+  State scan(std::string_view bytes) {
+    for (;;) {
+      auto nl = bytes.find('\n', pos_);
+      std::string_view line = bytes.substr(pos_, nl == std::string_view::npos ? nl : nl - pos_);
+      // A CR inside the request line: Go refuses the request once the line
+      // ends; refused at once here. (Inside a field, it is Go's "invalid
+      // header name/value", found once the header is complete.)
+      auto cr = line.find('\r');
+      if (lines_.empty() && cr != std::string_view::npos && cr + 1 < line.size()) {
+        return State::bad;
+      }
+      if (nl == std::string_view::npos) return State::incomplete;
+      if (!line.empty() && line.back() == '\r') line.remove_suffix(1);
+      if (lines_.empty()) {
+        if (line.empty()) return State::bad;  // no request line
+      } else if (line.empty()) {
+        length_ = nl + 1;
+        return State::complete;
+      } else if (lines_.size() == 1 && (line.front() == ' ' || line.front() == '\t')) {
+        return State::bad;  // "malformed MIME header initial line": plain 400
+      }
+      lines_.emplace_back(pos_, line.size());
+      pos_ = nl + 1;
+    }
+  }
+
+  // Bytes scanned so far (all of the header once complete).
+  std::size_t scanned() const { return length_ ? length_ : pos_; }
+  std::size_t length() const { return length_; }
+
+  // After complete: the header with CRLF line ends, for Beast.
+  std::string crlf(std::string_view bytes) const {
+    std::string out;
+    out.reserve(length_ + lines_.size() + 2);
+    for (std::size_t i = 0; i < lines_.size(); ++i) {
+      std::string_view line = bytes.substr(lines_[i].first, lines_[i].second);
+      if (i > 0 && line.front() == ':') continue;
+      out.append(line).append("\r\n");
+    }
+    out.append("\r\n");
+    return out;
+  }
+
+ private:
+  std::vector<std::pair<std::size_t, std::size_t>> lines_;  // offset, length without line end
+  std::size_t pos_ = 0;     // start of the first line not yet ended
+  std::size_t length_ = 0;  // set once complete
+};
+
 }  // namespace
 
 struct RequestParser::Impl {
@@ -106,6 +166,8 @@ struct RequestParser::Impl {
   Target target;
   std::function<std::size_t(const Request&)> body_limit_for;
   std::size_t max_body_size = 0;
+  std::size_t max_header_size = 0;
+  HeaderScanner header;
 
   // Go's checks on a complete header: returns 0 or the status to fail with
   // (error_reason set to Go's words where Go has them).
@@ -172,10 +234,13 @@ struct RequestParser::Impl {
 RequestParser::RequestParser(const ParserLimits& limits) : impl_(std::make_unique<Impl>()) {
   impl_->body_limit_for = limits.body_limit_for;
   impl_->max_body_size = limits.max_body_size;
+  impl_->max_header_size = limits.max_header_size;
   auto& p = impl_->parser;
   p.eager(false);  // stop after the header for check_header(); then eager for the body
-  p.header_limit(static_cast<std::uint32_t>(
-      std::min<std::size_t>(limits.max_header_size, std::numeric_limits<std::uint32_t>::max())));
+  // The limit is checked on the input (HeaderScanner); Beast gets room
+  // for the CR each bare LF gains.
+  p.header_limit(static_cast<std::uint32_t>(std::min<std::size_t>(
+      2 * limits.max_header_size + 2, std::numeric_limits<std::uint32_t>::max())));
   p.body_limit(static_cast<std::uint64_t>(limits.max_body_size));
 }
 
@@ -188,6 +253,17 @@ RequestParser::Step RequestParser::put(std::string_view bytes) {
   auto fail = [&](int status) {
     im.error_status = status;
     step.status = Status::error;
+    return step;
+  };
+  // Beast stopped at the body limit (the fields are parsed even when
+  // Content-Length alone was too big).
+  auto body_too_big = [&] {
+    if (!im.checked) {
+      im.checked = true;
+      if (int status = im.check_header()) return fail(status);
+    }
+    im.body_too_big = true;
+    step.status = Status::done;
     return step;
   };
   for (;;) {
@@ -206,6 +282,34 @@ RequestParser::Step RequestParser::put(std::string_view bytes) {
       return step;
     }
     if (step.consumed == bytes.size() && p.is_header_done()) return step;  // need more body
+    if (!p.is_header_done()) {
+      auto state = im.header.scan(bytes);
+      if (state == HeaderScanner::State::bad) return fail(400);
+      if (im.header.scanned() > im.max_header_size ||
+          (state == HeaderScanner::State::incomplete && bytes.size() > im.max_header_size)) {
+        return fail(431);
+      }
+      if (state == HeaderScanner::State::incomplete) return step;
+      std::string crlf = im.header.crlf(bytes);
+      beast::error_code ec;
+      std::size_t n = p.put(boost::asio::const_buffer(crlf.data(), crlf.size()), ec);
+      if (!ec && n == crlf.size() && p.is_header_done()) {
+        step.consumed = im.header.length();
+        continue;
+      }
+      if (ec == bhttp::error::body_limit) {
+        step.consumed = im.header.length();
+        return body_too_big();
+      }
+      if (ec == bhttp::error::bad_version) {
+        // Beast takes only 1.0 and 1.1; Go answers a well-formed other version with 505.
+        if (!other_http_version(crlf)) return fail(400);
+        im.error_reason = "unsupported protocol version";
+        return fail(505);
+      }
+      im.error_reason = header_fault(crlf);
+      return fail(400);
+    }
     beast::error_code ec;
     std::size_t n = p.put(
         boost::asio::const_buffer(bytes.data() + step.consumed, bytes.size() - step.consumed), ec);
@@ -214,27 +318,7 @@ RequestParser::Step RequestParser::put(std::string_view bytes) {
       if (p.is_header_done() && !im.checked) continue;  // run the checks
       return step;
     }
-    if (ec == bhttp::error::body_limit) {
-      // Fields are parsed even when Content-Length alone was too big.
-      if (!im.checked) {
-        im.checked = true;
-        if (int status = im.check_header()) return fail(status);
-      }
-      im.body_too_big = true;
-      step.status = Status::done;
-      return step;
-    }
-    if (ec == bhttp::error::header_limit) return fail(431);
-    if (ec == bhttp::error::bad_version) {
-      // Beast takes only 1.0 and 1.1; Go answers a well-formed other version with 505.
-      if (!other_http_version(bytes.substr(step.consumed))) return fail(400);
-      im.error_reason = "unsupported protocol version";
-      return fail(505);
-    }
-    if (ec == bhttp::error::bad_field || ec == bhttp::error::bad_value) {
-      im.error_reason = header_fault(bytes);
-      return fail(400);
-    }
+    if (ec == bhttp::error::body_limit) return body_too_big();
     if (ec) return fail(400);
     if (n == 0 && !p.is_done()) return step;  // no progress without an error: wait for bytes
   }

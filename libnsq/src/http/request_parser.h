@@ -25,7 +25,8 @@ struct ParserLimits {
 };
 
 // Parses one request; make a new one for the next request on a connection.
-// Checks beyond Beast's grammar, as Go's net/http: HTTP/1.x only (505), a
+// Checks beyond Beast's grammar, as Go's net/http: lines may end in LF alone,
+// a field with an empty name is skipped, HTTP/1.x only (505), a
 // request-target Go accepts, exactly one Host for HTTP/1.1, Expect only
 // "100-continue" (417).
 class RequestParser {

@@ -131,6 +131,40 @@ TEST(RequestParser, HeaderLimit) {
   EXPECT_EQ(fed.error_status, 431);
 }
 
+// The whole header counts, request line included.
+TEST(RequestParser, HeaderLimitIsOnTheWholeHeader) {
+  ParserLimits limits;
+  limits.max_header_size = 100;
+  std::string fits = "GET / HTTP/1.1\r\nHost: h\r\nX: " + std::string(100 - 32, 'a') + "\r\n\r\n";
+  ASSERT_EQ(fits.size(), 100u);
+  EXPECT_EQ(feed(fits, 7, limits).requests.size(), 1u);
+  auto over = feed("GET / HTTP/1.1\r\nHost: h\r\nA: " + std::string(40, 'a') + "\r\nB: " +
+                       std::string(40, 'b') + "\r\n\r\n",
+                   7, limits);
+  EXPECT_EQ(over.error_status, 431);
+}
+
+// Go's textproto ends a line at LF, with or without CR before it, and skips a
+// field whose name is empty.
+TEST(RequestParser, LineEndsAndEmptyNames) {
+  for (std::string bytes : {
+           "POST /pub?topic=t HTTP/1.1\nHost: h\nContent-Length: 2\n\nab",
+           "POST /pub?topic=t HTTP/1.1\r\nHost: h\nContent-Length: 2\r\n\nab",
+           "POST /pub?topic=t HTTP/1.1\nHost: h\n: ignored\nContent-Length: 2\r\n\r\nab",
+       }) {
+    for (std::size_t piece : {std::size_t{1}, std::size_t{5}, bytes.size()}) {
+      auto fed = feed(bytes + bytes, piece);
+      ASSERT_EQ(fed.requests.size(), 2u) << bytes << " in pieces of " << piece;
+      for (const auto& r : fed.requests) {
+        EXPECT_EQ(r.path, "/pub");
+        EXPECT_EQ(r.body, "ab");
+        EXPECT_EQ(r.header("host"), "h");
+        EXPECT_EQ(r.headers.size(), 2u);
+      }
+    }
+  }
+}
+
 TEST(RequestParser, Errors) {
   struct Case {
     std::string bytes;
@@ -151,6 +185,10 @@ TEST(RequestParser, Errors) {
            {"POST / HTTP/1.1\r\nHost: h\r\nTransfer-Encoding: gzip\r\n\r\n", 501},
            {"GET / HTTP/1.1\r\nHost: a b\r\n\r\n", 400},
            {"GET / HTTP/1.1\r\nHost: h\r\nBad Name: 1\r\n\r\n", 400},
+           {"GET / HTTP/1.1\r\n Host: h\r\n\r\n", 400},
+           {"GET / HTTP/1.1\r\nHost: h\r\nX: a\rb\r\n\r\n", 400},
+           {"GET / HTTP/1.1\rHost: h\r\r", 400},
+           {"\nGET / HTTP/1.1\nHost: h\n\n", 400},
        }) {
     auto r = parse_request(tc.bytes, {});
     EXPECT_EQ(r.status, Status::error) << tc.bytes;
@@ -168,6 +206,10 @@ TEST(RequestParser, ErrorReasons) {
            {"GET / HTTP/1.1\r\nHost: h\r\nBad Name: 1\r\n\r\n", "invalid header name"},
            {"GET / HTTP/1.1\r\nHost: h\r\nX: a\x01b\r\n\r\n", "invalid header value"},
            {"GET / HTTP/1.1\r\nHost: h\r\nNoColon\r\n\r\n", ""},
+           {"GET / HTTP/1.1\r\n Host: h\r\n\r\n", ""},
+           {"GET / HTTP/1.1\nHost: h\nBad Name: 1\n\n", "invalid header name"},
+           {"GET / HTTP/1.1\r\nHost: h\r\nX: a\rb\r\n\r\n", "invalid header value"},
+           {"GET / HTTP/1.1\r\nHost: h\r\nX\rY: a\r\n\r\n", "invalid header name"},
        }) {
     auto r = parse_request(bytes, {});
     EXPECT_EQ(r.status, Status::error) << bytes;

@@ -38,8 +38,8 @@ struct ServerOptions {
   // read and "100 Continue" is not sent: the handler gets body_too_big at once
   // (as a Go handler checking req.ContentLength before reading the body).
   std::function<std::size_t(const Request& head)> body_limit;
-  // Request line + header fields; larger → 431 and close. (Beast applies it to
-  // the request line and to the fields separately: a header may reach twice this.)
+  // Request line + header fields, blank line included; larger → 431 and
+  // close. (Go's net/http allows 1 MiB + 4096: docs/compatibility.md.)
   std::size_t max_header_size = 64 * 1024;
   // From the first byte of a request to its last (headers and body): a client
   // that trickles bytes is closed when this passes (slowloris).
