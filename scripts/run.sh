@@ -5,7 +5,10 @@
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 bash "$root/scripts/install-deps.sh"
-NSQ_BUILD_DIR="$root/build" bash "$root/scripts/build.sh" -DNSQ_BUILD_TESTS=OFF -DNSQ_BUILD_BENCHMARKS=OFF
+# -DNSQ_WERROR=ON as scripts/test.sh builds: the same compiler flags, so the
+# test command reuses these objects (ccache) instead of compiling them again.
+NSQ_BUILD_DIR="$root/build" bash "$root/scripts/build.sh" -DNSQ_WERROR=ON -DNSQ_BUILD_TESTS=OFF \
+  -DNSQ_BUILD_BENCHMARKS=OFF
 
 bin="$root/build/tools"
 mkdir -p "$root/data"
