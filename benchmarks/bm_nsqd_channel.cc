@@ -14,14 +14,14 @@
 #include <string>
 #include <vector>
 
-#include "channel.h"
-#include "context.h"
-#include "deadline_heap.h"
+#include "core/channel.h"
+#include "core/context.h"
+#include "core/deadline_heap.h"
 #include "diskqueue/sync_scheduler.h"
 #include "nsq/id_generator.h"
 #include "nsqd/options.h"
-#include "topic.h"
-#include "worker_pool.h"
+#include "core/topic.h"
+#include "core/worker_pool.h"
 
 namespace {
 

@@ -11,7 +11,7 @@
 #include <string>
 #include <string_view>
 
-#include "auth.h"
+#include "protocol/auth.h"
 
 namespace {
 

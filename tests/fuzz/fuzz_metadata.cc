@@ -8,7 +8,7 @@
 #include <string>
 #include <string_view>
 
-#include "metadata.h"
+#include "core/metadata.h"
 
 namespace {
 

@@ -46,13 +46,13 @@
 #include <string_view>
 #include <vector>
 
-#include "broker.h"
-#include "conn_registry.h"
+#include "core/broker.h"
+#include "net/conn_registry.h"
 #include "http/request_parser.h"
-#include "http_api.h"
+#include "http/http_api.h"
 #include "nsq/endian.h"
 #include "nsqd/options.h"
-#include "topic.h"
+#include "core/topic.h"
 
 namespace {
 

@@ -8,7 +8,7 @@
 #include <cstdlib>
 #include <string_view>
 
-#include "lookupd_parse.h"
+#include "lookup/lookupd_parse.h"
 
 namespace {
 

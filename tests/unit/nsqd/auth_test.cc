@@ -1,4 +1,4 @@
-#include "auth.h"
+#include "protocol/auth.h"
 
 #include <gtest/gtest.h>
 

@@ -1,4 +1,4 @@
-#include "broker.h"
+#include "core/broker.h"
 
 #include <gtest/gtest.h>
 
@@ -10,7 +10,7 @@
 #include <vector>
 
 #include "core_test_env.h"
-#include "metadata.h"
+#include "core/metadata.h"
 
 namespace nsq::nsqd {
 namespace {

@@ -1,4 +1,4 @@
-#include "channel.h"
+#include "core/channel.h"
 
 #include <gtest/gtest.h>
 

@@ -18,16 +18,16 @@
 #include <thread>
 #include <vector>
 
-#include "context.h"
-#include "channel.h"
+#include "core/context.h"
+#include "core/channel.h"
 #include "diskqueue/disk_queue.h"
 #include "diskqueue/sync_scheduler.h"
-#include "message.h"
+#include "core/message.h"
 #include "nsq/id_generator.h"
 #include "nsq/message.h"
 #include "nsqd/options.h"
 #include "testutil/temp_dir.h"
-#include "worker_pool.h"
+#include "core/worker_pool.h"
 
 namespace nsq::nsqd::coretest {
 

@@ -1,4 +1,4 @@
-#include "deadline_heap.h"
+#include "core/deadline_heap.h"
 
 #include <gtest/gtest.h>
 

@@ -1,4 +1,4 @@
-#include "io_loop.h"
+#include "net/io_loop.h"
 
 #include <gtest/gtest.h>
 

@@ -1,4 +1,4 @@
-#include "metadata.h"
+#include "core/metadata.h"
 
 #include <gtest/gtest.h>
 

@@ -1,4 +1,4 @@
-#include "prometheus.h"
+#include "stats/prometheus.h"
 
 #include <gtest/gtest.h>
 

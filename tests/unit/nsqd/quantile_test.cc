@@ -1,4 +1,4 @@
-#include "quantile.h"
+#include "stats/quantile.h"
 
 #include <gtest/gtest.h>
 

@@ -1,4 +1,4 @@
-#include "read_buffer.h"
+#include "net/read_buffer.h"
 
 #include <gtest/gtest.h>
 

@@ -1,4 +1,4 @@
-#include "read_commits.h"
+#include "core/read_commits.h"
 
 #include <gtest/gtest.h>
 

@@ -1,4 +1,4 @@
-#include "stats_json.h"
+#include "stats/stats_json.h"
 
 #include <gtest/gtest.h>
 #include <rapidjson/document.h>

@@ -1,4 +1,4 @@
-#include "stats_text.h"
+#include "stats/stats_text.h"
 
 #include <gtest/gtest.h>
 

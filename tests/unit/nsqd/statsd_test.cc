@@ -1,4 +1,4 @@
-#include "statsd.h"
+#include "stats/statsd.h"
 
 #include <arpa/inet.h>
 #include <netinet/in.h>

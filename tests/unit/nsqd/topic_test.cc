@@ -1,4 +1,4 @@
-#include "topic.h"
+#include "core/topic.h"
 
 #include <gtest/gtest.h>
 

@@ -1,0 +1,298 @@
+#include "core/broker.h"
+
+#include <spdlog/spdlog.h>
+
+#include <fstream>
+#include <iterator>
+
+#include "core/atomic_file.h"
+#include "core/metadata.h"
+#include "nsq/names.h"
+
+namespace nsq::nsqd {
+namespace {
+
+std::filesystem::path data_dir(const Options& o) {
+  return o.data_path.empty() ? std::filesystem::path(".") : std::filesystem::path(o.data_path);
+}
+
+// With --sync-publish each topic's drain holds a disk thread until its
+// channels' fsyncs are done: room for many topics at once.
+int disk_threads(const Options& o) { return o.sync_publish ? 32 : 4; }
+// See WorkerPool: about a client round trip on loopback, with margin.
+constexpr std::chrono::microseconds kDiskPoolSpin{100};
+
+}  // namespace
+
+Broker::Broker(Options options, std::shared_ptr<spdlog::logger> log)
+    : options_(std::move(options)),
+      log_(std::move(log)),
+      disk_pool_(std::make_unique<WorkerPool>(disk_threads(options_), kDiskPoolSpin)),
+      deadlines_(std::make_unique<diskqueue::SyncScheduler>()),
+      disk_syncs_(std::make_shared<diskqueue::SyncScheduler>()),
+      ctx_{options_,
+           *log_,
+           *disk_pool_,
+           *deadlines_,
+           [this](std::error_code ec) { report_disk_result(ec); },
+           [this](const std::string& name) { return open_backend(name); },
+           [this] { schedule_metadata_save(); },
+           [this](bool added, const std::string& topic, const std::string& channel) {
+             std::function<void(bool, const std::string&, const std::string&)> hook;
+             {
+               std::lock_guard lock(hooks_mu_);
+               hook = hooks_.registration_changed;
+             }
+             if (hook) hook(added, topic, channel);
+           }} {}
+
+void Broker::set_lookup_hooks(LookupHooks hooks) {
+  std::lock_guard lock(hooks_mu_);
+  hooks_ = std::move(hooks);
+}
+
+Broker::~Broker() {
+  deadlines_.reset();
+  disk_pool_.reset();
+}
+
+std::shared_ptr<diskqueue::DiskQueue> Broker::open_backend(const std::string& queue_name) {
+  diskqueue::Options o;
+  o.name = queue_name;
+  o.data_path = data_dir(options_);
+  o.max_bytes_per_file = options_.max_bytes_per_file;
+  o.min_msg_size = static_cast<std::int32_t>(kMessageHeaderSize);
+  o.max_msg_size = static_cast<std::int32_t>(options_.max_msg_size + kMessageHeaderSize);
+  o.sync_every = options_.sync_every;
+  o.manual_read_commit = options_.sync_publish;
+  // Where every put waits for an fdatasync, let it overwrite blocks the file
+  // system already allocated (see the option); 1 MiB is a metadata commit
+  // per MiB of messages instead of per fsync.
+  if (options_.sync_publish || options_.sync_every <= 1) o.preallocate_bytes = 1 << 20;
+  o.sync_timeout = std::chrono::duration_cast<std::chrono::milliseconds>(options_.sync_timeout);
+  o.scheduler = disk_syncs_;
+  // The pool outlives every put: publishing stops before the Broker dies.
+  o.executor = [pool = disk_pool_.get()](std::function<void()> job) { pool->submit(std::move(job)); };
+  auto log = log_;
+  o.logger = [log](diskqueue::LogLevel level, std::string_view line) {
+    switch (level) {
+      case diskqueue::LogLevel::debug: log->debug("{}", line); break;
+      case diskqueue::LogLevel::info: log->info("{}", line); break;
+      case diskqueue::LogLevel::warn: log->warn("{}", line); break;
+      case diskqueue::LogLevel::error: log->error("{}", line); break;
+    }
+  };
+  auto queue = diskqueue::DiskQueue::open(std::move(o));
+  if (!queue) {
+    log_->error("failed to open disk queue {} in {} - {}", queue_name, data_dir(options_).string(),
+                queue.error().message());
+    return nullptr;
+  }
+  return std::shared_ptr<diskqueue::DiskQueue>(std::move(*queue));
+}
+
+std::shared_ptr<Topic> Broker::get_or_create_topic(const std::string& name) {
+  // Every publish comes here: an existing topic costs one lookup, not a copy
+  // of the hooks.
+  if (auto topic = find_topic(name)) return topic;
+  std::shared_ptr<Topic> topic;
+  LookupHooks hooks;
+  {
+    std::lock_guard lock(hooks_mu_);
+    hooks = hooks_;
+  }
+  bool query_lookupd;
+  {
+    std::lock_guard lock(mu_);
+    if (auto it = topics_.find(name); it != topics_.end()) return it->second;
+    if (closing_) return nullptr;
+    // At runtime, ask lookupd for the topic's channels before delivering
+    // (never while loading nsqd.dat).
+    query_lookupd = !loading_ && hooks.channels_of && hooks.configured && hooks.configured();
+    std::shared_ptr<diskqueue::DiskQueue> backend;
+    if (!is_ephemeral(name)) backend = open_backend(name);
+    topic = std::make_shared<Topic>(name, options_.node_id, ctx_, std::move(backend), !query_lookupd);
+    topics_.emplace(name, topic);
+  }
+  log_->info("TOPIC({}): created", name);
+  if (!topic->ephemeral()) schedule_metadata_save();
+  if (hooks.registration_changed) hooks.registration_changed(true, name, "");
+  if (query_lookupd) {
+    // The HTTP queries may take seconds: never on the caller's (I/O) thread.
+    std::weak_ptr<Topic> weak = topic;
+    disk_pool_->submit([weak, channels_of = hooks.channels_of, log = log_] {
+      auto t = weak.lock();
+      if (!t) return;
+      if (auto names = channels_of(t->name())) {
+        for (const auto& c : *names) {
+          if (is_ephemeral(c) || !is_valid_channel_name(c)) continue;
+          t->get_or_create_channel(c);
+        }
+      }
+      t->start();
+    });
+  }
+  return topic;
+}
+
+std::shared_ptr<Topic> Broker::find_topic(const std::string& name) const {
+  std::lock_guard lock(mu_);
+  auto it = topics_.find(name);
+  return it == topics_.end() ? nullptr : it->second;
+}
+
+std::vector<std::shared_ptr<Topic>> Broker::topics() const {
+  std::lock_guard lock(mu_);
+  std::vector<std::shared_ptr<Topic>> out;
+  for (auto& [n, t] : topics_) out.push_back(t);
+  return out;
+}
+
+bool Broker::delete_topic(const std::string& name) {
+  std::shared_ptr<Topic> topic;
+  {
+    std::lock_guard lock(mu_);
+    auto it = topics_.find(name);
+    if (it == topics_.end()) return false;
+    topic = std::move(it->second);
+    topics_.erase(it);
+  }
+  log_->info("TOPIC({}): deleting", name);
+  std::vector<std::string> channels;
+  for (const auto& channel : topic->channels()) channels.push_back(channel->name());
+  topic->remove();
+  if (!topic->ephemeral()) schedule_metadata_save();
+  // As Go: the topic, then each of its channels, so that nsqlookupd drops
+  // this node from their registrations too (and forgets ephemeral ones).
+  ctx_.registration_changed(false, name, "");
+  for (const auto& channel : channels) ctx_.registration_changed(false, name, channel);
+  return true;
+}
+
+void Broker::client_left(const std::string& topic_name, const std::string& channel) {
+  auto topic = find_topic(topic_name);
+  if (!topic) return;
+  topic->delete_channel_if_unused(channel);
+  if (topic->ephemeral() && topic->channel_count() == 0) {
+    std::lock_guard lock(mu_);
+    if (closing_) return;
+    auto it = topics_.find(topic_name);
+    if (it == topics_.end() || it->second != topic || topic->channel_count() != 0) return;
+    topics_.erase(it);
+  }
+  if (topic->ephemeral() && topic->channel_count() == 0) {
+    log_->info("TOPIC({}): deleting ephemeral topic (no channels left)", topic_name);
+    topic->remove();
+    ctx_.registration_changed(false, topic_name, "");
+  }
+}
+
+bool Broker::healthy() const {
+  std::lock_guard lock(health_mu_);
+  return health_error_.empty();
+}
+
+std::string Broker::health() const {
+  std::lock_guard lock(health_mu_);
+  return health_error_.empty() ? "OK" : "NOK - " + health_error_;
+}
+
+void Broker::report_disk_result(std::error_code ec) {
+  std::lock_guard lock(health_mu_);
+  health_error_ = ec ? ec.message() : std::string();
+}
+
+void Broker::schedule_metadata_save() {
+  {
+    std::lock_guard lock(mu_);
+    if (loading_ || closing_) return;
+  }
+  {
+    std::lock_guard lock(save_state_mu_);
+    if (save_running_) {
+      save_again_ = true;
+      return;
+    }
+    save_running_ = true;
+  }
+  disk_pool_->submit([this] {
+    for (;;) {
+      save_metadata();
+      std::lock_guard lock(save_state_mu_);
+      if (!save_again_) {
+        save_running_ = false;
+        return;
+      }
+      save_again_ = false;
+    }
+  });
+}
+
+std::error_code Broker::save_metadata() {
+  // The snapshot is taken under the same lock as the write, so the file
+  // always ends up with the newest topology (an older save cannot land last).
+  std::lock_guard lock(metadata_mu_);
+  metadata::Topology topology;
+  for (const auto& topic : topics()) {
+    if (topic->ephemeral()) continue;
+    metadata::TopicEntry t{topic->name(), topic->paused(), {}};
+    for (const auto& ch : topic->channels()) {
+      if (ch->ephemeral()) continue;
+      t.channels.push_back({ch->name(), ch->paused()});
+    }
+    topology.topics.push_back(std::move(t));
+  }
+  auto path = data_dir(options_) / "nsqd.dat";
+  std::error_code ec = write_file_atomically(path, metadata::encode(topology));
+  if (ec) log_->error("failed to persist metadata {} - {}", path.string(), ec.message());
+  return ec;
+}
+
+std::error_code Broker::load_metadata() {
+  auto path = data_dir(options_) / "nsqd.dat";
+  std::ifstream in(path, std::ios::binary);
+  if (!in) return {};  // fresh start
+  std::string text{std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>()};
+  auto topology = metadata::decode(text);
+  if (!topology) {
+    log_->critical("failed to parse metadata in {} - {}", path.string(), topology.error());
+    return std::make_error_code(std::errc::invalid_argument);
+  }
+  {
+    std::lock_guard lock(mu_);
+    loading_ = true;
+  }
+  for (const auto& t : topology->topics) {
+    if (!is_valid_topic_name(t.name)) {
+      log_->warn("skipping creation of invalid topic {}", t.name);
+      continue;
+    }
+    auto topic = get_or_create_topic(t.name);
+    if (!topic) continue;
+    if (t.paused) topic->pause();
+    for (const auto& c : t.channels) {
+      if (!is_valid_channel_name(c.name)) {
+        log_->warn("skipping creation of invalid channel {}", c.name);
+        continue;
+      }
+      auto channel = topic->get_or_create_channel(c.name);
+      if (channel && c.paused) channel->pause();
+    }
+  }
+  {
+    std::lock_guard lock(mu_);
+    loading_ = false;
+  }
+  return save_metadata();
+}
+
+void Broker::close() {
+  {
+    std::lock_guard lock(mu_);
+    closing_ = true;
+  }
+  save_metadata();
+  for (const auto& topic : topics()) topic->close_for_shutdown();
+}
+
+}  // namespace nsq::nsqd

@@ -1,0 +1,108 @@
+#pragma once
+
+#include <atomic>
+#include <map>
+#include <memory>
+#include <mutex>
+#include <optional>
+#include <functional>
+#include <string>
+#include <system_error>
+#include <vector>
+
+#include "core/context.h"
+#include "diskqueue/sync_scheduler.h"
+#include "nsqd/options.h"
+#include "core/topic.h"
+#include "core/worker_pool.h"
+
+namespace nsq::nsqd {
+
+// The broker's state: topics (and through them channels), the shared worker
+// threads, health, and the nsqd.dat topology file. Everything protocol- and
+// socket-related lives elsewhere; this is what TCP and HTTP handlers drive.
+//
+// Thread safety: all members may be called from any thread.
+class Broker {
+ public:
+  Broker(Options options, std::shared_ptr<spdlog::logger> log);
+  ~Broker();
+  Broker(const Broker&) = delete;
+  Broker& operator=(const Broker&) = delete;
+
+  const Options& options() const noexcept { return options_; }
+  spdlog::logger& log() const noexcept { return *log_; }
+  WorkerPool& disk_pool() noexcept { return *disk_pool_; }
+
+  // Reads nsqd.dat and creates what it lists (startup). An unparsable file
+  // is an error; a missing one is a fresh start.
+  std::error_code load_metadata();
+  // Writes nsqd.dat now (atomically).
+  std::error_code save_metadata();
+
+  // Creates the topic if needed; nullptr while shutting down.
+  std::shared_ptr<Topic> get_or_create_topic(const std::string& name);
+  std::shared_ptr<Topic> find_topic(const std::string& name) const;
+  std::vector<std::shared_ptr<Topic>> topics() const;
+  bool delete_topic(const std::string& name);
+
+  // A client left a channel: ephemeral channels and topics without users go.
+  void client_left(const std::string& topic, const std::string& channel);
+
+  ClientId next_client_id() noexcept { return next_client_id_.fetch_add(1) + 1; }
+
+  // Hooks to nsqlookupd (set before serving): registration events, and the
+  // channels lookupd knows for a topic created at runtime (nullopt: none
+  // known yet). Without them topics start at once.
+  struct LookupHooks {
+    std::function<void(bool, const std::string&, const std::string&)> registration_changed;
+    std::function<std::optional<std::vector<std::string>>(const std::string&)> channels_of;
+    std::function<bool()> configured;  // any lookupd address set
+  };
+  void set_lookup_hooks(LookupHooks hooks);
+
+  // Healthy unless the last disk write failed ("OK" or "NOK - <error>").
+  bool healthy() const;
+  std::string health() const;
+  void report_disk_result(std::error_code ec);
+
+  // Clean shutdown after the connections are gone: every queue's memory,
+  // in-flight and deferred messages to disk, nsqd.dat written.
+  void close();
+
+ private:
+  std::shared_ptr<diskqueue::DiskQueue> open_backend(const std::string& queue_name);
+  void schedule_metadata_save();
+
+  const Options options_;
+  const std::shared_ptr<spdlog::logger> log_;
+  // Stopped first in the destructor (deadlines, then the pool's queued jobs),
+  // while everything their jobs touch is still alive.
+  std::unique_ptr<WorkerPool> disk_pool_;
+  std::unique_ptr<diskqueue::SyncScheduler> deadlines_;
+  std::shared_ptr<diskqueue::SyncScheduler> disk_syncs_;
+  QueueContext ctx_;
+
+  mutable std::mutex mu_;
+  std::map<std::string, std::shared_ptr<Topic>> topics_;  // guarded by mu_
+  bool closing_ = false;                                  // guarded by mu_
+  bool loading_ = false;                                  // guarded by mu_
+  std::atomic<ClientId> next_client_id_{0};
+
+  std::mutex metadata_mu_;  // serialises nsqd.dat writes
+  // At most one background save is queued or running; changes made while it
+  // runs set save_again_, and it saves once more. So a burst of creations
+  // costs a few saves, and never ties up more than one disk-pool thread
+  // (the HTTP handlers run on that pool too).
+  std::mutex save_state_mu_;
+  bool save_running_ = false;  // guarded by save_state_mu_
+  bool save_again_ = false;    // guarded by save_state_mu_
+
+  mutable std::mutex hooks_mu_;
+  LookupHooks hooks_;  // guarded by hooks_mu_
+
+  mutable std::mutex health_mu_;
+  std::string health_error_;  // guarded by health_mu_; empty = healthy
+};
+
+}  // namespace nsq::nsqd

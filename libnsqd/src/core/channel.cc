@@ -1,0 +1,592 @@
+#include "core/channel.h"
+
+#include <spdlog/spdlog.h>
+
+#include <algorithm>
+#include <cstring>
+#include <functional>
+
+#include "nsq/names.h"
+#include "core/worker_pool.h"
+
+namespace nsq::nsqd {
+namespace {
+
+constexpr std::size_t kRefillBatch = 256;
+constexpr std::size_t kRefillBytes = 4 * 1024 * 1024;
+constexpr std::size_t kRefillLowWater = 64;
+
+}  // namespace
+
+std::size_t Channel::IdHash::operator()(const MessageId& id) const noexcept {
+  return std::hash<std::string_view>{}(std::string_view(id.data(), id.size()));
+}
+
+Channel::Channel(std::string topic_name, std::string name, QueueContext& ctx,
+                 std::shared_ptr<diskqueue::DiskQueue> backend)
+    : topic_name_(std::move(topic_name)),
+      name_(std::move(name)),
+      ephemeral_(is_ephemeral(name_)),
+      ctx_(ctx),
+      backend_(std::move(backend)),
+      e2e_(ctx.options.e2e_processing_latency_percentiles.empty()
+               ? nullptr
+               : std::make_unique<LatencyStream>(ctx.options.e2e_processing_latency_percentiles,
+                                                 ctx.options.e2e_processing_latency_window_time)),
+      durable_(ctx.options.sync_publish && backend_ != nullptr) {
+  if (backend_) {
+    auto p = backend_->positions();
+    disk_pending_ = (p.read_file_num != p.write_file_num || p.read_pos != p.write_pos) ? 1 : 0;
+  }
+}
+
+Channel::~Channel() = default;
+
+void Channel::put(std::span<const MessageRef> messages, std::chrono::milliseconds defer,
+                  DiskWrites& spill) {
+  std::vector<std::shared_ptr<Subscriber>> wake;
+  {
+    std::lock_guard lock(mu_);
+    if (exiting_) return;
+    message_count_ += messages.size();
+    std::size_t first_spill = spill.size();
+    if (defer.count() > 0) {
+      Clock::time_point due = Clock::now() + defer;
+      if (durable_) {
+        // Durable first; the delay applies when the record is read back.
+        for (const MessageRef& m : messages) {
+          deferred_due_[m->id()] = due;
+          spill_locked(QueuedMessage{m, 0}, spill);
+        }
+        account_spill_locked(spill, first_spill);
+        return;
+      }
+      for (const MessageRef& m : messages) deferred_.push(Deferred{due, QueuedMessage{m, 0}});
+      arm_deadline_locked(due);
+      return;
+    }
+    for (const MessageRef& m : messages) enqueue_locked(QueuedMessage{m, 0}, spill);
+    account_spill_locked(spill, first_spill);
+    collect_waiting_locked(wake);
+  }
+  wake_all(wake);
+}
+
+// mu_ held. The memory queue first, the disk queue when it is full. Durable:
+// new messages always go to disk; one read from disk (requeued, timed out)
+// stays in memory, its uncommitted record covering it.
+void Channel::enqueue_locked(QueuedMessage m, DiskWrites& spill) {
+  if (durable_) {
+    if (m.disk_seq != 0) {
+      memory_.push_back(std::move(m));
+    } else {
+      spill_locked(m, spill);
+    }
+    return;
+  }
+  if (static_cast<std::int64_t>(memory_.size()) < ctx_.options.mem_queue_size) {
+    memory_.push_back(std::move(m));
+    return;
+  }
+  if (!backend_) return;  // ephemeral: overflow is dropped, as in NSQ
+  spill_locked(m, spill);
+}
+
+// mu_ held.
+void Channel::spill_locked(const QueuedMessage& m, DiskWrites& spill) {
+  if (spill.empty() || spill.back().queue != backend_ || spill.back().done) {
+    spill.push_back(DiskWrite{backend_, {}, nullptr});
+    if (durable_) spill.back().durability = diskqueue::Durability::fsync;
+  }
+  spill.back().records.push_back(encode_record(m));
+}
+
+// mu_ held.
+void Channel::release_locked(const QueuedMessage& m) {
+  if (!durable_ || m.disk_seq == 0) return;
+  auto commit = read_commits_.finish(m.disk_seq);
+  if (!commit) return;
+  pending_commit_ = commit;
+  if (commit_scheduled_) return;
+  commit_scheduled_ = true;
+  // commit_read may delete a finished segment: not on an I/O thread.
+  std::weak_ptr<Channel> weak = weak_from_this();
+  ctx_.disk_pool.submit([weak] {
+    if (auto self = weak.lock()) self->commit_reads();
+  });
+}
+
+void Channel::commit_reads() {
+  std::optional<diskqueue::ReadToken> token;
+  {
+    std::lock_guard lock(mu_);
+    commit_scheduled_ = false;
+    token.swap(pending_commit_);
+  }
+  if (!token) return;
+  if (auto ec = backend_->commit_read(*token)) {
+    ctx_.log.error("TOPIC({}): CHANNEL({}) failed to commit reads - {}", topic_name_, name_,
+                   ec.message());
+  }
+}
+
+// mu_ held. Gives the spills this channel added since `from` a completion
+// that tells the reader side records landed on disk.
+void Channel::account_spill_locked(DiskWrites& spill, std::size_t from) {
+  for (std::size_t i = from; i < spill.size(); ++i) {
+    if (spill[i].queue != backend_ || spill[i].done) continue;
+    std::weak_ptr<Channel> weak = weak_from_this();
+    std::size_t n = spill[i].records.size();
+    ++pending_spills_;
+    auto token = std::make_shared<PendingToken>([weak] {
+      if (auto self = weak.lock()) {
+        std::lock_guard lock(self->mu_);
+        --self->pending_spills_;
+        self->idle_cv_.notify_all();
+      }
+    });
+    spill[i].done = [weak, n, token](std::error_code ec) {
+      auto self = weak.lock();
+      if (!self) return;
+      std::vector<std::shared_ptr<Subscriber>> wake;
+      {
+        std::lock_guard lock(self->mu_);
+        if (ec) {
+          self->ctx_.log.error("TOPIC({}): CHANNEL({}) failed to write {} messages to disk - {}",
+                               self->topic_name_, self->name_, n, ec.message());
+          return;
+        }
+        self->disk_pending_ += static_cast<std::int64_t>(n);
+        ++self->disk_write_seq_;
+        self->collect_waiting_locked(wake);
+        if (!wake.empty()) self->start_refill_locked();
+      }
+      wake_all(wake);
+    };
+  }
+}
+
+void Channel::collect_waiting_locked(std::vector<std::shared_ptr<Subscriber>>& out) {
+  if (paused_) return;
+  for (auto& [id, slot] : clients_) {
+    if (!slot.waiting) continue;
+    slot.waiting = false;
+    if (auto s = slot.subscriber.lock()) out.push_back(std::move(s));
+  }
+}
+
+void Channel::wake_all(const std::vector<std::shared_ptr<Subscriber>>& subs) {
+  for (const auto& s : subs) s->wake();
+}
+
+Channel::AddResult Channel::add_client(ClientId id, std::weak_ptr<Subscriber> subscriber) {
+  std::lock_guard lock(mu_);
+  if (exiting_) return AddResult::exiting;
+  int limit = ctx_.options.max_channel_consumers;
+  if (limit > 0 && static_cast<int>(clients_.size()) >= limit) {
+    return AddResult::too_many_consumers;
+  }
+  clients_[id] = Slot{std::move(subscriber), 0, false};
+  return AddResult::ok;
+}
+
+std::size_t Channel::remove_client(ClientId id) {
+  std::lock_guard lock(mu_);
+  clients_.erase(id);
+  return clients_.size();
+}
+
+void Channel::take(ClientId id, std::int64_t rdy, std::int64_t max_count, int sample_rate,
+                   std::chrono::nanoseconds msg_timeout, std::vector<QueuedMessage>& out) {
+  std::lock_guard lock(mu_);
+  auto it = clients_.find(id);
+  if (it == clients_.end() || exiting_) return;
+  Slot& slot = it->second;
+  std::int64_t room = std::min(rdy - slot.in_flight, max_count);
+  if (paused_) {
+    slot.waiting = rdy > 0;  // unpause wakes it
+    return;
+  }
+  if (room <= 0) return;  // its own FIN or a timeout makes room
+  Clock::time_point now = Clock::now();
+  Clock::time_point deadline = now + msg_timeout;
+  std::int64_t taken = 0;
+  while (taken < room) {
+    QueuedMessage m;
+    if (!from_disk_.empty()) {
+      m = std::move(from_disk_.front());
+      from_disk_.pop_front();
+    } else if (!memory_.empty()) {
+      m = std::move(memory_.front());
+      memory_.pop_front();
+    } else {
+      break;
+    }
+    // sample_rate n keeps roughly n+1 of every 100 messages (NSQ's rule).
+    if (sample_rate > 0 && static_cast<int>(rng_() % 100) > sample_rate) {
+      release_locked(m);
+      continue;
+    }
+    ++m.attempts;
+    auto [pos, inserted] = in_flight_.try_emplace(m.msg->id());
+    if (!inserted) {  // the same id is already out: a replayed duplicate
+      release_locked(m);
+      continue;
+    }
+    InFlight& f = pos->second;
+    f.msg = m;
+    f.client = id;
+    f.deadline = deadline;
+    f.delivered = now;
+    in_flight_heap_.push(&f);
+    out.push_back(std::move(m));
+    ++taken;
+  }
+  slot.in_flight += taken;
+  slot.waiting = taken < room;
+  if (taken > 0) arm_deadline_locked(deadline);
+  if (from_disk_.size() < kRefillLowWater) start_refill_locked();
+}
+
+Channel::AckResult Channel::finish(ClientId id, const MessageId& msg) {
+  std::lock_guard lock(mu_);
+  auto it = in_flight_.find(msg);
+  if (it == in_flight_.end()) return AckResult::not_in_flight;
+  if (it->second.client != id) return AckResult::not_owner;
+  if (e2e_) e2e_->record(unix_nanos() - it->second.msg.msg->timestamp(), Clock::now());
+  release_locked(it->second.msg);
+  in_flight_heap_.remove(&it->second);
+  in_flight_.erase(it);
+  if (auto c = clients_.find(id); c != clients_.end()) --c->second.in_flight;
+  return AckResult::ok;
+}
+
+Channel::AckResult Channel::requeue(ClientId id, const MessageId& msg,
+                                    std::chrono::milliseconds delay, DiskWrites& spill) {
+  std::vector<std::shared_ptr<Subscriber>> wake;
+  {
+    std::lock_guard lock(mu_);
+    auto it = in_flight_.find(msg);
+    if (it == in_flight_.end()) return AckResult::not_in_flight;
+    if (it->second.client != id) return AckResult::not_owner;
+    QueuedMessage m = std::move(it->second.msg);
+    in_flight_heap_.remove(&it->second);
+    in_flight_.erase(it);
+    if (auto c = clients_.find(id); c != clients_.end()) --c->second.in_flight;
+    ++requeue_count_;
+    if (delay.count() > 0) {
+      Clock::time_point due = Clock::now() + delay;
+      deferred_.push(Deferred{due, std::move(m)});
+      arm_deadline_locked(due);
+    } else {
+      std::size_t first_spill = spill.size();
+      enqueue_locked(std::move(m), spill);
+      account_spill_locked(spill, first_spill);
+      collect_waiting_locked(wake);
+    }
+  }
+  wake_all(wake);
+  return AckResult::ok;
+}
+
+Channel::AckResult Channel::touch(ClientId id, const MessageId& msg,
+                                  std::chrono::nanoseconds msg_timeout) {
+  std::lock_guard lock(mu_);
+  auto it = in_flight_.find(msg);
+  if (it == in_flight_.end()) return AckResult::not_in_flight;
+  if (it->second.client != id) return AckResult::not_owner;
+  InFlight& f = it->second;
+  Clock::time_point cap = f.delivered + ctx_.options.max_msg_timeout;
+  f.deadline = std::min(Clock::now() + msg_timeout, cap);
+  in_flight_heap_.update(&f);
+  arm_deadline_locked(f.deadline);
+  return AckResult::ok;
+}
+
+// mu_ held. Makes sure the deadline task runs by `when`.
+void Channel::arm_deadline_locked(Clock::time_point when) {
+  if (when >= armed_until_) return;
+  armed_until_ = when;
+  std::weak_ptr<Channel> weak = weak_from_this();
+  deadline_task_ = ctx_.deadlines.schedule(when, [weak] {
+    if (auto self = weak.lock()) self->on_deadline();
+  });
+}
+
+void Channel::on_deadline() { process_deadlines(Clock::now()); }
+
+void Channel::process_deadlines(Clock::time_point now) {
+  std::vector<std::shared_ptr<Subscriber>> wake;
+  DiskWrites spill;
+  {
+    std::lock_guard lock(mu_);
+    if (now >= armed_until_) armed_until_ = Clock::time_point::max();
+    if (exiting_) return;
+    std::size_t first_spill = spill.size();
+    while (!in_flight_heap_.empty() && in_flight_heap_.top()->deadline <= now) {
+      InFlight* f = in_flight_heap_.top();
+      in_flight_heap_.remove(f);
+      ++timeout_count_;
+      if (auto c = clients_.find(f->client); c != clients_.end()) {
+        --c->second.in_flight;
+        c->second.waiting = true;  // it has room again
+      }
+      QueuedMessage m = std::move(f->msg);
+      in_flight_.erase(m.msg->id());
+      enqueue_locked(std::move(m), spill);
+    }
+    while (!deferred_.empty() && deferred_.top().due <= now) {
+      QueuedMessage m = deferred_.top().msg;
+      deferred_.pop();
+      enqueue_locked(std::move(m), spill);
+    }
+    account_spill_locked(spill, first_spill);
+    collect_waiting_locked(wake);
+    Clock::time_point next = Clock::time_point::max();
+    if (!in_flight_heap_.empty()) next = in_flight_heap_.top()->deadline;
+    if (!deferred_.empty()) next = std::min(next, deferred_.top().due);
+    if (next != Clock::time_point::max()) arm_deadline_locked(next);
+  }
+  if (!spill.empty()) {
+    // Off the deadline thread, so other channels' deadlines stay on time.
+    auto writes = std::make_shared<DiskWrites>(std::move(spill));
+    ctx_.disk_pool.submit([writes] { perform_disk_writes(*writes); });
+  }
+  wake_all(wake);
+}
+
+// mu_ held. Reads the next batch from the disk queue on the disk pool.
+void Channel::start_refill_locked() {
+  if (!backend_ || refill_running_ || disk_pending_ <= 0 || exiting_) return;
+  refill_running_ = true;
+  std::weak_ptr<Channel> weak = weak_from_this();
+  ctx_.disk_pool.submit([weak] {
+    if (auto self = weak.lock()) self->refill();
+  });
+}
+
+void Channel::refill() {
+  std::uint64_t seq;
+  {
+    std::lock_guard lock(mu_);
+    seq = disk_write_seq_;
+  }
+  std::vector<diskqueue::ReadRecord> records;
+  if (durable_) {
+    records = backend_->read_records(kRefillBatch, kRefillBytes);
+  } else {
+    for (std::string& r : backend_->read_batch(kRefillBatch, kRefillBytes))
+      records.push_back(diskqueue::ReadRecord{std::move(r), {}});
+  }
+  std::vector<QueuedMessage> decoded;
+  decoded.reserve(records.size());
+  std::vector<diskqueue::ReadToken> undecodable;
+  for (const diskqueue::ReadRecord& r : records) {
+    auto m = decode_message(r.data);
+    if (!m) {
+      ctx_.log.error("TOPIC({}): CHANNEL({}) failed to decode message from disk - {}",
+                     topic_name_, name_, m.error().message());
+      if (durable_) undecodable.push_back(r.token);
+      continue;
+    }
+    decoded.push_back(QueuedMessage{MessageRef::create(m->header.id, m->header.timestamp_ns, m->body),
+                                    m->header.attempts, durable_ ? r.token.seq : 0});
+  }
+  std::vector<std::shared_ptr<Subscriber>> wake;
+  {
+    std::lock_guard lock(mu_);
+    refill_running_ = false;
+    idle_cv_.notify_all();
+    if (durable_) {
+      for (const auto& r : records) read_commits_.add(r.token);
+      for (const auto& t : undecodable) release_locked(QueuedMessage{{}, 0, t.seq});
+      Clock::time_point now = Clock::now();
+      std::vector<QueuedMessage> ready;
+      for (auto& m : decoded) {
+        auto due = deferred_due_.find(m.msg->id());
+        if (due == deferred_due_.end()) {
+          ready.push_back(std::move(m));
+          continue;
+        }
+        Clock::time_point when = due->second;
+        deferred_due_.erase(due);
+        if (when <= now) {
+          ready.push_back(std::move(m));
+        } else {
+          deferred_.push(Deferred{when, std::move(m)});
+          arm_deadline_locked(when);
+        }
+      }
+      decoded.swap(ready);
+    }
+    for (auto& m : decoded) from_disk_.push_back(std::move(m));
+    disk_pending_ -= static_cast<std::int64_t>(records.size());
+    if (records.size() < kRefillBatch && disk_write_seq_ == seq) disk_pending_ = 0;
+    if (disk_pending_ < 0) disk_pending_ = records.empty() ? 0 : 1;
+    collect_waiting_locked(wake);
+    if (!records.empty() && from_disk_.size() < kRefillLowWater) start_refill_locked();
+  }
+  wake_all(wake);
+}
+
+void Channel::pause() {
+  std::lock_guard lock(mu_);
+  paused_ = true;
+}
+
+void Channel::unpause() {
+  std::vector<std::shared_ptr<Subscriber>> wake;
+  {
+    std::lock_guard lock(mu_);
+    paused_ = false;
+    for (auto& [id, slot] : clients_) slot.waiting = true;
+    collect_waiting_locked(wake);
+  }
+  wake_all(wake);
+}
+
+bool Channel::paused() const {
+  std::lock_guard lock(mu_);
+  return paused_;
+}
+
+std::error_code Channel::empty() {
+  std::vector<std::shared_ptr<Subscriber>> wake;
+  {
+    std::lock_guard lock(mu_);
+    memory_.clear();
+    from_disk_.clear();
+    in_flight_heap_.clear();
+    in_flight_.clear();
+    deferred_ = {};
+    disk_pending_ = 0;
+    read_commits_.clear();  // the disk queue drops its uncommitted reads too
+    pending_commit_.reset();
+    deferred_due_.clear();
+    // Every client has room again: the next message may go to any of them.
+    for (auto& [id, slot] : clients_) {
+      slot.in_flight = 0;
+      slot.waiting = true;
+    }
+  }
+  std::error_code ec = backend_ ? backend_->empty() : std::error_code{};
+  {
+    std::lock_guard lock(mu_);
+    for (auto& [id, slot] : clients_) slot.waiting = true;
+    collect_waiting_locked(wake);
+  }
+  wake_all(wake);
+  return ec;
+}
+
+void Channel::remove() {
+  std::vector<std::shared_ptr<Subscriber>> subs;
+  {
+    std::lock_guard lock(mu_);
+    exiting_ = true;
+    for (auto& [id, slot] : clients_) {
+      if (auto s = slot.subscriber.lock()) subs.push_back(std::move(s));
+    }
+    clients_.clear();
+    memory_.clear();
+    from_disk_.clear();
+    in_flight_heap_.clear();
+    in_flight_.clear();
+    deferred_ = {};
+  }
+  for (auto& s : subs) s->close_for_delete();
+  if (backend_) {
+    backend_->empty();
+    backend_->remove();
+  }
+}
+
+void Channel::close_for_shutdown() {
+  std::vector<std::string> records;
+  {
+    std::unique_lock lock(mu_);
+    exiting_ = true;
+    // Records a refill already took from disk, and spills still landing,
+    // must be accounted for before the snapshot.
+    idle_cv_.wait(lock, [&] { return !refill_running_ && pending_spills_ == 0; });
+    // Durable: a message read from disk is still there, uncommitted, and
+    // comes back when the queue reopens; writing it again would double it.
+    auto keep = [&](const QueuedMessage& m) {
+      if (m.disk_seq == 0) records.push_back(encode_record(m));
+    };
+    for (auto& m : from_disk_) keep(m);
+    for (auto& m : memory_) keep(m);
+    for (auto& [id, f] : in_flight_) keep(f.msg);
+    while (!deferred_.empty()) {
+      keep(deferred_.top().msg);
+      deferred_.pop();
+    }
+    from_disk_.clear();
+    memory_.clear();
+    in_flight_heap_.clear();
+    in_flight_.clear();
+  }
+  if (!backend_) return;
+  if (durable_) commit_reads();  // what was FIN'd last, before the checkpoint
+  if (!records.empty()) {
+    std::vector<std::string_view> views(records.begin(), records.end());
+    if (auto ec = backend_->put_batch(views)) {
+      ctx_.log.error("TOPIC({}): CHANNEL({}) failed to flush {} messages to disk - {}",
+                     topic_name_, name_, records.size(), ec.message());
+    }
+  }
+  if (auto ec = backend_->close()) {
+    ctx_.log.error("TOPIC({}): CHANNEL({}) failed to close disk queue - {}", topic_name_, name_,
+                   ec.message());
+  }
+}
+
+ChannelStats Channel::stats() const {
+  std::lock_guard lock(mu_);
+  ChannelStats s;
+  std::int64_t backend_depth = backend_ ? backend_->depth() : 0;
+  s.depth = static_cast<std::int64_t>(memory_.size() + from_disk_.size()) + backend_depth;
+  s.backend_depth = backend_depth;
+  s.in_flight = static_cast<std::int64_t>(in_flight_.size());
+  s.deferred = static_cast<std::int64_t>(deferred_.size());
+  s.message_count = message_count_;
+  s.requeue_count = requeue_count_;
+  s.timeout_count = timeout_count_;
+  s.clients = clients_.size();
+  s.paused = paused_;
+  return s;
+}
+
+
+stats::Channel Channel::snapshot(bool include_clients) const {
+  stats::Channel out;
+  std::vector<std::pair<std::shared_ptr<Subscriber>, std::int64_t>> subs;
+  ChannelStats s = stats();
+  out.name = name_;
+  out.depth = s.depth;
+  out.backend_depth = s.backend_depth;
+  out.in_flight_count = s.in_flight;
+  out.deferred_count = s.deferred;
+  out.message_count = s.message_count;
+  out.requeue_count = s.requeue_count;
+  out.timeout_count = s.timeout_count;
+  out.client_count = static_cast<std::int64_t>(s.clients);
+  out.paused = s.paused;
+  if (e2e_) out.e2e = e2e_->snapshot(Clock::now());
+  if (include_clients) {
+    {
+      std::lock_guard lock(mu_);
+      for (const auto& [id, slot] : clients_) {
+        if (auto sub = slot.subscriber.lock()) subs.emplace_back(std::move(sub), slot.in_flight);
+      }
+    }
+    for (const auto& [sub, in_flight] : subs) {
+      stats::Client c = sub->stats();
+      c.in_flight_count = in_flight;
+      out.clients.push_back(std::move(c));
+    }
+  }
+  return out;
+}
+
+}  // namespace nsq::nsqd

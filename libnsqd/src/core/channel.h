@@ -1,0 +1,183 @@
+#pragma once
+
+#include <atomic>
+#include <chrono>
+#include <condition_variable>
+#include <cstdint>
+#include <deque>
+#include <memory>
+#include <mutex>
+#include <optional>
+#include <queue>
+#include <random>
+#include <span>
+#include <string>
+#include <unordered_map>
+#include <vector>
+
+#include "core/context.h"
+#include "core/deadline_heap.h"
+#include "core/message.h"
+#include "stats/quantile.h"
+#include "core/read_commits.h"
+#include "stats/stats.h"
+
+namespace nsq::nsqd {
+
+// What a channel needs of a subscribed client connection. Both calls are
+// thread-safe and must return quickly (they post to the client's thread).
+class Subscriber {
+ public:
+  virtual ~Subscriber() = default;
+  // Messages may be available, or the client's in-flight count dropped.
+  virtual void wake() = 0;
+  // The channel (or nsqd) is going away: close the connection.
+  virtual void close_for_delete() = 0;
+  // For /stats; in_flight_count is filled in by the channel.
+  virtual stats::Client stats() const { return {}; }
+  // Has published at least once (a "producer" in /stats).
+  virtual bool is_producer() const { return false; }
+};
+
+struct ChannelStats {
+  std::int64_t depth = 0, backend_depth = 0, in_flight = 0, deferred = 0;
+  std::uint64_t message_count = 0, requeue_count = 0, timeout_count = 0;
+  std::size_t clients = 0;
+  bool paused = false;
+};
+
+// A consumer group of a topic: every message of the topic reaches every
+// channel; inside a channel each message goes to one client.
+//
+// Holds a memory queue (mem-queue-size) backed by a disk queue for overflow,
+// the in-flight set (deadline heap) and the deferred set. Clients pull:
+// take() hands a client as many messages as its RDY window allows; a client
+// that could take more is remembered and woken by the next put.
+//
+// Thread safety: all members may be called from any thread; one mutex guards
+// the bookkeeping and is never held across I/O or a call into a client.
+class Channel : public std::enable_shared_from_this<Channel> {
+ public:
+  Channel(std::string topic_name, std::string name, QueueContext& ctx,
+          std::shared_ptr<diskqueue::DiskQueue> backend);
+  ~Channel();
+
+  const std::string& name() const noexcept { return name_; }
+  const std::string& topic_name() const noexcept { return topic_name_; }
+  bool ephemeral() const noexcept { return ephemeral_; }
+
+  // Adds published messages (defer > 0: held until then). Overflow beyond the
+  // memory queue is appended to `spill` (dropped if ephemeral).
+  void put(std::span<const MessageRef> messages, std::chrono::milliseconds defer,
+           DiskWrites& spill);
+
+  enum class AddResult { ok, too_many_consumers, exiting };
+  AddResult add_client(ClientId id, std::weak_ptr<Subscriber> subscriber);
+  // Returns the number of clients left.
+  std::size_t remove_client(ClientId id);
+
+  // Moves up to min(rdy - in_flight(client), max_count) messages into flight
+  // for the client (attempts + 1, deadline now + msg_timeout) into `out`.
+  void take(ClientId id, std::int64_t rdy, std::int64_t max_count, int sample_rate,
+            std::chrono::nanoseconds msg_timeout, std::vector<QueuedMessage>& out);
+
+  enum class AckResult { ok, not_in_flight, not_owner };
+  AckResult finish(ClientId id, const MessageId& msg);
+  AckResult requeue(ClientId id, const MessageId& msg, std::chrono::milliseconds delay,
+                    DiskWrites& spill);
+  AckResult touch(ClientId id, const MessageId& msg, std::chrono::nanoseconds msg_timeout);
+
+  void pause();
+  void unpause();
+  bool paused() const;
+
+  // Drops everything queued, in flight and deferred (HTTP /channel/empty).
+  std::error_code empty();
+  // Disconnects the clients and removes the disk queue's files.
+  void remove();
+  // Clean shutdown: memory, in-flight and deferred messages go to the disk
+  // queue (deferred ones lose their delay), which is then closed.
+  void close_for_shutdown();
+
+  ChannelStats stats() const;
+  stats::Channel snapshot(bool include_clients) const;
+  // FIN latency stream; null unless --e2e-processing-latency-percentile is set.
+  const LatencyStream* latency() const noexcept { return e2e_.get(); }
+
+ private:
+  struct InFlight {
+    QueuedMessage msg;
+    ClientId client = 0;
+    Clock::time_point deadline;
+    Clock::time_point delivered;
+    std::size_t heap_index = 0;
+  };
+  struct Deferred {
+    Clock::time_point due;
+    QueuedMessage msg;
+    bool operator>(const Deferred& o) const { return due > o.due; }
+  };
+  struct Slot {
+    std::weak_ptr<Subscriber> subscriber;
+    std::int64_t in_flight = 0;
+    bool waiting = false;  // wanted more than there was: wake on the next put
+  };
+  struct IdHash {
+    std::size_t operator()(const MessageId& id) const noexcept;
+  };
+
+  void enqueue_locked(QueuedMessage m, DiskWrites& spill);
+  void spill_locked(const QueuedMessage& m, DiskWrites& spill);
+  // --sync-publish: a message that came from disk is done (FIN'd, or dropped
+  // by sampling or as a duplicate): its record may be committed.
+  void release_locked(const QueuedMessage& m);
+  void commit_reads();
+  void collect_waiting_locked(std::vector<std::shared_ptr<Subscriber>>& out);
+  void arm_deadline_locked(Clock::time_point when);
+  void on_deadline();
+  void process_deadlines(Clock::time_point now);
+  void start_refill_locked();
+  void refill();
+  void account_spill_locked(DiskWrites& spill, std::size_t from);
+  static void wake_all(const std::vector<std::shared_ptr<Subscriber>>& subs);
+
+  const std::string topic_name_;
+  const std::string name_;
+  const bool ephemeral_;
+  QueueContext& ctx_;
+  const std::shared_ptr<diskqueue::DiskQueue> backend_;  // null when ephemeral
+  const std::unique_ptr<LatencyStream> e2e_;  // internally locked
+  // --sync-publish with a disk queue: every message goes through the disk
+  // queue (fsynced before PUB's OK) and its record is committed on FIN.
+  const bool durable_;
+
+  mutable std::mutex mu_;
+  std::deque<QueuedMessage> memory_;      // guarded by mu_
+  std::deque<QueuedMessage> from_disk_;   // guarded by mu_: read ahead from backend_
+  std::unordered_map<MessageId, InFlight, IdHash> in_flight_;  // guarded by mu_
+  DeadlineHeap<InFlight> in_flight_heap_;                      // guarded by mu_
+  std::priority_queue<Deferred, std::vector<Deferred>, std::greater<>> deferred_;  // guarded by mu_
+  std::unordered_map<ClientId, Slot> clients_;  // guarded by mu_
+  bool paused_ = false;                          // guarded by mu_
+  bool exiting_ = false;                         // guarded by mu_
+  bool refill_running_ = false;                  // guarded by mu_
+  int pending_spills_ = 0;                       // guarded by mu_: writes not landed yet
+  std::condition_variable idle_cv_;              // refill_running_ or pending_spills_ dropped
+  std::int64_t disk_pending_ = 0;                // guarded by mu_: records believed in backend_
+  std::uint64_t disk_write_seq_ = 0;             // guarded by mu_: bumped after each spill lands
+  Clock::time_point armed_until_ = Clock::time_point::max();  // guarded by mu_
+  diskqueue::SyncScheduler::TaskId deadline_task_ = 0;        // guarded by mu_
+  std::uint64_t message_count_ = 0;  // guarded by mu_
+  std::uint64_t requeue_count_ = 0;  // guarded by mu_
+  std::uint64_t timeout_count_ = 0;  // guarded by mu_
+  std::minstd_rand rng_{std::random_device{}()};  // guarded by mu_
+  // durable_ only, all guarded by mu_:
+  ReadCommits read_commits_;
+  std::optional<diskqueue::ReadToken> pending_commit_;  // the furthest done, not yet committed
+  bool commit_scheduled_ = false;
+  // DPUB'd messages on their way through the disk queue: delivered not
+  // before this time once read back (the delay itself is not on disk).
+  std::unordered_map<MessageId, Clock::time_point, IdHash> deferred_due_;
+};
+
+}  // namespace nsq::nsqd

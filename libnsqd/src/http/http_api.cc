@@ -1,0 +1,643 @@
+#include "http/http_api.h"
+
+#include <malloc.h>
+#include <rapidjson/document.h>
+#include <spdlog/spdlog.h>
+
+#include <algorithm>
+#include <charconv>
+#include <chrono>
+#include <limits>
+#include <map>
+
+#include "core/broker.h"
+#include "config/config_values.h"
+#include "net/conn_registry.h"
+#include "nsq/http/router.h"
+#include "nsq/mpub.h"
+#include "nsq/names.h"
+#include "nsqd/options_parser.h"
+#include "config/option_fields.h"
+#include "stats/prometheus.h"
+#include "stats/stats_json.h"
+#include "stats/stats_text.h"
+#include "stats/statsd.h"
+#include "core/worker_pool.h"
+
+namespace nsq::nsqd {
+namespace {
+
+using http::Request;
+using http::Response;
+
+constexpr std::string_view kV1Header = "X-NSQ-Content-Type";
+constexpr std::string_view kV1Value = "nsq; version=1.0";
+constexpr std::string_view kJson = "application/json; charset=utf-8";
+constexpr std::string_view kText = "text/plain; charset=utf-8";
+
+Response v1(int status, std::string body, std::string_view content_type = kText) {
+  Response r;
+  r.status = status;
+  r.content_type = std::string(content_type);
+  r.body = std::move(body);
+  r.headers.emplace_back(std::string(kV1Header), std::string(kV1Value));
+  return r;
+}
+
+Response ok_text(std::string body = {}) { return v1(200, std::move(body)); }
+Response ok_json(std::string body) { return v1(200, std::move(body), kJson); }
+
+// A Content-Length header above `limit` (answered before reading the body, as Go).
+bool declared_length_over(const Request& req, std::int64_t limit) {
+  auto len = req.header("content-length");
+  if (!len) return false;
+  std::int64_t n = 0;
+  auto [p, ec] = std::from_chars(len->data(), len->data() + len->size(), n);
+  return ec == std::errc() && n > limit;
+}
+
+Response error(int status, std::string_view message) {
+  return v1(status, "{\"message\":\"" + std::string(message) + "\"}", kJson);
+}
+
+// Go's strconv.ParseBool subset the API accepts.
+std::optional<bool> parse_bool(std::string_view v) {
+  if (v == "true" || v == "1") return true;
+  if (v == "false" || v == "0") return false;
+  return std::nullopt;
+}
+
+stats::Memory process_memory() {
+  stats::Memory m;
+  struct mallinfo2 info = mallinfo2();
+  m.heap_in_use_bytes = static_cast<std::int64_t>(info.uordblks);
+  m.heap_idle_bytes = static_cast<std::int64_t>(info.fordblks);
+  m.heap_released_bytes = static_cast<std::int64_t>(info.fsmblks);
+  return m;
+}
+
+}  // namespace
+
+HttpApi::HttpApi(Broker& broker, ConnRegistry& conns, NodeInfo node,
+                 std::shared_ptr<spdlog::logger> log)
+    : broker_(broker), conns_(conns), node_(std::move(node)), log_(std::move(log)),
+      runtime_(broker.options()) {}
+
+void HttpApi::handle(Request request, Reply reply) {
+  // Handlers may touch disk queues (depth, empty, delete): run them off the
+  // HTTP I/O thread. /ping stays inline so health checks never queue.
+  if (request.path == "/ping") {
+    route(request, reply);
+    return;
+  }
+  auto req = std::make_shared<Request>(std::move(request));
+  broker_.disk_pool().submit([this, req, reply = std::move(reply)] { route(*req, reply); });
+}
+
+namespace {
+
+// Handler numbers of the route table (Go's nsqd/http.go, plus /metrics).
+enum RouteId {
+  kPing, kInfo, kPub, kMpub, kStats, kMetrics, kTopicAction, kChannelAction, kConfig,
+  kPprof, kSetBlockRate, kFreeMemory
+};
+
+http::Router make_router() {
+  http::Router r;
+  r.add("GET", "/ping", kPing);
+  r.add("GET", "/info", kInfo);
+  r.add("POST", "/pub", kPub);
+  r.add("POST", "/mpub", kMpub);
+  r.add("GET", "/stats", kStats);
+  r.add("GET", "/metrics", kMetrics);  // ours (Prometheus), see docs/compatibility.md
+  for (const char* action : {"create", "delete", "empty", "pause", "unpause"}) {
+    r.add("POST", std::string("/topic/") + action, kTopicAction);
+  }
+  for (const char* action : {"create", "delete", "empty", "pause", "unpause"}) {
+    r.add("POST", std::string("/channel/") + action, kChannelAction);
+  }
+  r.add("GET", "/config/:opt", kConfig);
+  r.add("PUT", "/config/:opt", kConfig);
+  r.add("GET", "/debug/pprof/", kPprof);
+  r.add("GET", "/debug/pprof/cmdline", kPprof);
+  r.add("GET", "/debug/pprof/symbol", kPprof);
+  r.add("POST", "/debug/pprof/symbol", kPprof);
+  r.add("GET", "/debug/pprof/profile", kPprof);
+  r.add("GET", "/debug/pprof/heap", kPprof);
+  r.add("GET", "/debug/pprof/goroutine", kPprof);
+  r.add("GET", "/debug/pprof/block", kPprof);
+  r.add("PUT", "/debug/setblockrate", kSetBlockRate);
+  r.add("POST", "/debug/freememory", kFreeMemory);
+  r.add("GET", "/debug/pprof/threadcreate", kPprof);
+  return r;
+}
+
+const http::Router& router() {
+  static const http::Router r = make_router();
+  return r;
+}
+
+}  // namespace
+
+std::size_t HttpApi::body_limit(const Request& head) const {
+  auto found = router().route(head);
+  const Options& o = broker_.options();
+  if (found.kind == http::Router::Result::Kind::match) {
+    if (found.id == kPub) return static_cast<std::size_t>(std::max<std::int64_t>(o.max_msg_size, 0));
+    if (found.id == kMpub) return static_cast<std::size_t>(std::max<std::int64_t>(o.max_body_size, 0));
+  }
+  return std::numeric_limits<std::size_t>::max();
+}
+
+void HttpApi::route(const Request& req, const Reply& reply) {
+  auto found = router().route(req);
+  switch (found.kind) {
+    case http::Router::Result::Kind::redirect:
+    case http::Router::Result::Kind::options:
+      reply(std::move(found.response));
+      return;
+    case http::Router::Result::Kind::method_not_allowed: {
+      Response r = error(405, "METHOD_NOT_ALLOWED");
+      r.headers.emplace_back("Allow", std::move(found.allow));
+      reply(std::move(r));
+      return;
+    }
+    case http::Router::Result::Kind::not_found:
+      reply(error(404, "NOT_FOUND"));
+      return;
+    case http::Router::Result::Kind::match:
+      break;
+  }
+  const std::string& path = req.path;
+  if (found.id == kPing) {
+    do_ping(req, reply);
+    return;
+  }
+  // /pub and /mpub check their body before the query, as Go does.
+  if (req.bad_query && found.id != kPub && found.id != kMpub) {
+    reply(error(400, "INVALID_REQUEST"));
+    return;
+  }
+  switch (found.id) {
+    case kPprof:
+    case kSetBlockRate:
+    case kFreeMemory: do_debug(req, reply); return;
+    case kInfo: do_info(req, reply); return;
+    case kStats: do_stats(req, reply); return;
+    case kMetrics: do_metrics(req, reply); return;
+    case kPub: do_pub(req, reply); return;
+    case kMpub: do_mpub(req, reply); return;
+    case kTopicAction: do_topic(path.substr(7), req, reply); return;
+    case kChannelAction: do_channel(path.substr(9), req, reply); return;
+    default: do_config(found.param, req, reply); return;
+  }
+}
+
+// Go's runtime knobs and profiler. The two knobs keep their contract (the
+// block rate is validated, freeing memory returns what malloc can); the Go
+// profiles have no equivalent here and say so.
+void HttpApi::do_debug(const Request& req, const Reply& reply) {
+  Response r;
+  if (req.path == "/debug/freememory") {
+    // Go's handler returns no data, which its PlainText decorator cannot
+    // render: it panics and the router answers 500 INTERNAL_ERROR, after the
+    // memory was freed. The same answer here.
+    malloc_trim(0);
+    reply(error(500, "INTERNAL_ERROR"));
+    return;
+  }
+  if (req.path == "/debug/setblockrate") {
+    std::string rate = req.query_value("rate").value_or("");
+    std::int64_t v = 0;
+    auto [p, ec] = std::from_chars(rate.data(), rate.data() + rate.size(), v);
+    if (ec != std::errc() || p != rate.data() + rate.size()) {
+      r.status = 400;
+      r.body = "invalid block rate : strconv.Atoi: parsing \"" + rate + "\": invalid syntax";
+    }
+    reply(std::move(r));
+    return;
+  }
+  r.status = 501;
+  r.body = "Go runtime profiles (pprof) do not exist in this nsqd; profile it with perf or "
+           "valgrind instead\n";
+  reply(std::move(r));
+}
+
+void HttpApi::do_ping(const Request&, const Reply& reply) {
+  Response r;
+  r.status = broker_.healthy() ? 200 : 500;
+  r.body = broker_.health();
+  reply(std::move(r));
+}
+
+void HttpApi::do_info(const Request&, const Reply& reply) {
+  const Options& o = broker_.options();
+  std::string json = "{\"version\":\"1.3.0\",\"broadcast_address\":" +
+                     json_quote(o.broadcast_address) + ",\"hostname\":" + json_quote(node_.hostname);
+  json += ",\"http_port\":" + std::to_string(node_.http_port()) +
+          ",\"tcp_port\":" + std::to_string(node_.tcp_port()) +
+          ",\"start_time\":" + std::to_string(node_.start_time) +
+          ",\"max_heartbeat_interval\":" + std::to_string(o.max_heartbeat_interval.count()) +
+          ",\"max_output_buffer_size\":" + std::to_string(o.max_output_buffer_size) +
+          ",\"max_output_buffer_timeout\":" + std::to_string(o.max_output_buffer_timeout.count()) +
+          ",\"max_deflate_level\":" + std::to_string(o.max_deflate_level) + "}";
+  reply(ok_json(std::move(json)));
+}
+
+stats::Snapshot HttpApi::snapshot(const std::string& topic_filter,
+                                  const std::string& channel_filter, bool include_clients,
+                                  bool include_mem) const {
+  stats::Snapshot s;
+  s.health = broker_.health();
+  s.start_time = node_.start_time;
+  s.include_clients = include_clients;
+  if (include_mem) s.memory = process_memory();
+  if (!topic_filter.empty()) {
+    auto topic = broker_.find_topic(topic_filter);
+    if (!topic) {
+      // Go's GetStats returns its zero Stats at once: topics and producers
+      // both null, whoever is connected.
+      s.topics_null = true;
+      return s;
+    }
+    s.topics.push_back(topic->snapshot(channel_filter, include_clients));
+  } else {
+    auto topics = broker_.topics();  // sorted by name (std::map)
+    for (const auto& t : topics) s.topics.push_back(t->snapshot(channel_filter, include_clients));
+  }
+  if (!channel_filter.empty()) {
+    // Topics without such a channel are left out.
+    std::erase_if(s.topics, [](const stats::Topic& t) { return t.channels.empty(); });
+  }
+  if (!include_clients) return s;
+
+  // Go's client.Stats(topic): with a topic filter a client's pub_counts name
+  // only that topic (none when it never published to it), in the channels'
+  // client lists as in the producers.
+  const auto filter_pub_counts = [&](stats::Client& c) {
+    if (topic_filter.empty()) return;
+    std::erase_if(c.pub_counts, [&](const stats::PubCount& p) { return p.topic != topic_filter; });
+  };
+  for (auto& t : s.topics) {
+    for (auto& ch : t.channels) {
+      for (auto& c : ch.clients) filter_pub_counts(c);
+    }
+  }
+  s.producers = conns_.producers();
+  // A producer that is also subscribed reports its in-flight count as its
+  // channel entry does (the channel keeps it): look it up by remote address,
+  // unique among live connections, in every channel whatever the filters.
+  bool subscribed_producer = false;
+  for (const auto& p : s.producers) subscribed_producer |= p.state == 3;
+  if (subscribed_producer) {
+    std::vector<stats::Topic> all;
+    const std::vector<stats::Topic>* source = &s.topics;
+    if (!topic_filter.empty() || !channel_filter.empty()) {
+      for (const auto& t : broker_.topics()) all.push_back(t->snapshot("", true));
+      source = &all;
+    }
+    std::map<std::string, std::int64_t, std::less<>> in_flight;
+    for (const auto& t : *source) {
+      for (const auto& ch : t.channels) {
+        for (const auto& c : ch.clients) in_flight[c.remote_address] = c.in_flight_count;
+      }
+    }
+    for (auto& p : s.producers) {
+      if (auto it = in_flight.find(p.remote_address); it != in_flight.end()) {
+        p.in_flight_count = it->second;
+      }
+    }
+  }
+  for (auto& p : s.producers) filter_pub_counts(p);
+  return s;
+}
+
+void HttpApi::do_stats(const Request& req, const Reply& reply) {
+  std::string topic = req.query_value("topic").value_or("");
+  std::string channel = req.query_value("channel").value_or("");
+  bool include_clients = parse_bool(req.query_value("include_clients").value_or("true")).value_or(true);
+  bool include_mem = parse_bool(req.query_value("include_mem").value_or("true")).value_or(true);
+  stats::Snapshot s = snapshot(topic, channel, include_clients, include_mem);
+  if (req.query_value("format").value_or("") == "json") {
+    reply(ok_json(render_stats_json(s)));
+    return;
+  }
+  auto now = std::chrono::duration_cast<std::chrono::seconds>(
+                 std::chrono::system_clock::now().time_since_epoch())
+                 .count();
+  reply(ok_text(render_stats_text(s, version_string(current_parse_env().compiler), now)));
+}
+
+void HttpApi::do_metrics(const Request&, const Reply& reply) {
+  Response r;
+  r.content_type = std::string(kPrometheusContentType);
+  r.body = render_prometheus(snapshot("", "", true, true));
+  reply(std::move(r));
+}
+
+void HttpApi::publish(const std::string& topic_name, std::vector<std::string_view> bodies,
+                      std::chrono::milliseconds defer, const Reply& reply) {
+  auto topic = broker_.get_or_create_topic(topic_name);
+  if (!topic) {
+    reply(error(503, "EXITING"));
+    return;
+  }
+  DiskWrites spill;
+  if (topic->publish(bodies, defer, spill)) {
+    reply(error(503, "EXITING"));
+    return;
+  }
+  if (spill.empty()) {
+    reply(ok_text("OK"));
+    return;
+  }
+  // Answered once the disk writes are done, without holding this thread
+  // meanwhile (with --sync-publish, concurrent /pub requests share fsyncs).
+  perform_disk_writes_async(std::move(spill), [broker = &broker_, reply](std::error_code ec) {
+    broker->report_disk_result(ec);
+    reply(ec ? error(503, "EXITING") : ok_text("OK"));
+  });
+}
+
+// The ?topic= of /pub and /mpub, created if new; nullopt once an error is replied.
+std::optional<std::string> HttpApi::publish_topic(const Request& req, const Reply& reply) {
+  if (req.bad_query) {
+    reply(error(400, "INVALID_REQUEST"));
+    return std::nullopt;
+  }
+  auto topic = req.query_value("topic");
+  if (!topic) {
+    reply(error(400, "MISSING_ARG_TOPIC"));
+    return std::nullopt;
+  }
+  if (!is_valid_topic_name(*topic)) {
+    reply(error(400, "INVALID_TOPIC"));
+    return std::nullopt;
+  }
+  if (!broker_.get_or_create_topic(*topic)) {
+    reply(error(503, "EXITING"));
+    return std::nullopt;
+  }
+  return topic;
+}
+
+void HttpApi::do_pub(const Request& req, const Reply& reply) {
+  const Options& o = broker_.options();
+  if (declared_length_over(req, o.max_msg_size)) {
+    reply(error(413, "MSG_TOO_BIG"));
+    return;
+  }
+  if (req.body_too_big || static_cast<std::int64_t>(req.body.size()) > o.max_msg_size) {
+    reply(error(413, "MSG_TOO_BIG"));
+    return;
+  }
+  if (req.body.empty()) {
+    reply(error(400, "MSG_EMPTY"));
+    return;
+  }
+  auto topic = publish_topic(req, reply);
+  if (!topic) return;
+  std::chrono::milliseconds defer{0};
+  if (auto d = req.query_value("defer")) {
+    std::int64_t v = 0;
+    // Go's ParseInt takes one leading sign, '+' included.
+    std::string_view digits = *d;
+    if (digits.size() > 1 && digits[0] == '+' && digits[1] != '-') digits.remove_prefix(1);
+    auto [p, ec] = std::from_chars(digits.data(), digits.data() + digits.size(), v);
+    auto max_ms = std::chrono::duration_cast<std::chrono::milliseconds>(o.max_req_timeout).count();
+    if (ec != std::errc() || p != digits.data() + digits.size() || v < 0 || v > max_ms) {
+      reply(error(400, "INVALID_DEFER"));
+      return;
+    }
+    defer = std::chrono::milliseconds(v);
+  }
+  publish(*topic, {req.body}, defer, reply);
+}
+
+void HttpApi::do_mpub(const Request& req, const Reply& reply) {
+  const Options& o = broker_.options();
+  if (declared_length_over(req, o.max_body_size)) {
+    reply(error(413, "BODY_TOO_BIG"));
+    return;
+  }
+  auto topic = publish_topic(req, reply);
+  if (!topic) return;
+  if (req.body_too_big || static_cast<std::int64_t>(req.body.size()) > o.max_body_size) {
+    reply(error(413, "BODY_TOO_BIG"));
+    return;
+  }
+  // binary: absent, false or 0 is text; true, 1 or anything else is binary.
+  auto binary_param = req.query_value("binary");
+  bool binary = binary_param && *binary_param != "false" && *binary_param != "0";
+  std::vector<std::string_view> bodies;
+  if (binary) {
+    auto parsed = parse_mpub_body(req.body, MpubLimits{o.max_msg_size, o.max_body_size});
+    if (!parsed) {
+      std::string code = parsed.error().code;
+      if (code.starts_with("E_")) code = code.substr(2);
+      reply(error(413, code));
+      return;
+    }
+    bodies = std::move(*parsed);
+  } else {
+    std::string_view rest = req.body;
+    while (!rest.empty()) {
+      std::size_t nl = rest.find('\n');
+      std::string_view line = rest.substr(0, nl);
+      rest = nl == std::string_view::npos ? std::string_view{} : rest.substr(nl + 1);
+      if (line.empty()) continue;
+      if (static_cast<std::int64_t>(line.size()) > o.max_msg_size) {
+        reply(error(413, "MSG_TOO_BIG"));
+        return;
+      }
+      bodies.push_back(line);
+    }
+    if (bodies.empty()) {
+      reply(ok_text("OK"));
+      return;
+    }
+  }
+  publish(*topic, std::move(bodies), std::chrono::milliseconds(0), reply);
+}
+
+void HttpApi::do_topic(const std::string& action, const Request& req, const Reply& reply) {
+  auto name = req.query_value("topic");
+  if (!name) {
+    reply(error(400, "MISSING_ARG_TOPIC"));
+    return;
+  }
+  // delete, pause and unpause look the name up without validating it (as Go).
+  bool validate = action == "create" || action == "empty";
+  if (validate && !is_valid_topic_name(*name)) {
+    reply(error(400, "INVALID_TOPIC"));
+    return;
+  }
+  if (action == "create") {
+    reply(broker_.get_or_create_topic(*name) ? ok_text() : error(503, "EXITING"));
+    return;
+  }
+  if (action == "delete") {
+    reply(broker_.delete_topic(*name) ? ok_text() : error(404, "TOPIC_NOT_FOUND"));
+    return;
+  }
+  auto topic = broker_.find_topic(*name);
+  if (!topic) {
+    reply(error(404, "TOPIC_NOT_FOUND"));
+    return;
+  }
+  if (action == "empty") {
+    reply(topic->empty() ? error(500, "INTERNAL_ERROR") : ok_text());
+    return;
+  }
+  if (action == "pause") {
+    topic->pause();
+  } else {
+    topic->unpause();
+  }
+  reply(broker_.save_metadata() ? error(500, "INTERNAL_ERROR") : ok_text());
+}
+
+void HttpApi::do_channel(const std::string& action, const Request& req, const Reply& reply) {
+  auto topic_name = req.query_value("topic");
+  if (!topic_name) {
+    reply(error(400, "MISSING_ARG_TOPIC"));
+    return;
+  }
+  if (!is_valid_topic_name(*topic_name)) {
+    reply(error(400, "INVALID_ARG_TOPIC"));
+    return;
+  }
+  auto channel_name = req.query_value("channel");
+  if (!channel_name) {
+    reply(error(400, "MISSING_ARG_CHANNEL"));
+    return;
+  }
+  if (!is_valid_channel_name(*channel_name)) {
+    reply(error(400, "INVALID_ARG_CHANNEL"));
+    return;
+  }
+  auto topic = broker_.find_topic(*topic_name);
+  if (!topic) {
+    reply(error(404, "TOPIC_NOT_FOUND"));
+    return;
+  }
+  if (action == "create") {
+    reply(topic->get_or_create_channel(*channel_name) ? ok_text() : error(503, "EXITING"));
+    return;
+  }
+  if (action == "delete") {
+    reply(topic->delete_channel(*channel_name) ? ok_text() : error(404, "CHANNEL_NOT_FOUND"));
+    return;
+  }
+  auto channel = topic->find_channel(*channel_name);
+  if (!channel) {
+    reply(error(404, "CHANNEL_NOT_FOUND"));
+    return;
+  }
+  if (action == "empty") {
+    reply(channel->empty() ? error(500, "INTERNAL_ERROR") : ok_text());
+    return;
+  }
+  if (action == "pause") {
+    channel->pause();
+  } else {
+    channel->unpause();
+  }
+  reply(broker_.save_metadata() ? error(500, "INTERNAL_ERROR") : ok_text());
+}
+
+void HttpApi::do_config(const std::string& opt, const Request& req, const Reply& reply) {
+  // Go shows the ports it listens on when no broadcast port was given, and
+  // the statsd prefix as expanded at start-up.
+  auto render = [&](const Options& runtime) {
+    Options o = runtime;
+    if (o.broadcast_tcp_port == 0 && node_.tcp_port) o.broadcast_tcp_port = node_.tcp_port();
+    if (o.broadcast_http_port == 0 && node_.http_port) o.broadcast_http_port = node_.http_port();
+    o.statsd_prefix = expand_statsd_prefix(o.statsd_prefix, o.broadcast_address,
+                                           o.broadcast_http_port);
+    if (opt == "nsqlookupd_tcp_addresses" && lookupd_addresses_null_) return ok_json("null");
+    auto v = config_value(o, opt);
+    return v->json ? ok_json(v->body) : ok_text(v->body);
+  };
+  if (req.method == "GET") {
+    std::lock_guard lock(mu_);
+    if (!config_value(runtime_, opt)) {
+      reply(error(400, "INVALID_OPTION"));
+      return;
+    }
+    reply(render(runtime_));
+    return;
+  }
+  // PUT
+  if (req.body_too_big || req.body.empty() ||
+      static_cast<std::int64_t>(req.body.size()) > broker_.options().max_msg_size) {
+    reply(error(413, "INVALID_VALUE"));
+    return;
+  }
+  if (opt == "log_level") {
+    auto level = detail::parse_log_level(req.body);
+    if (!level) {
+      reply(error(400, "INVALID_VALUE"));
+      return;
+    }
+    static constexpr spdlog::level::level_enum kLevels[] = {
+        spdlog::level::debug, spdlog::level::info, spdlog::level::warn, spdlog::level::err,
+        spdlog::level::critical};
+    log_->set_level(kLevels[static_cast<int>(*level)]);
+    std::lock_guard lock(mu_);
+    runtime_.log_level = *level;
+    reply(render(runtime_));
+    return;
+  }
+  if (opt == "nsqlookupd_tcp_addresses") {
+    // As Go's json.Unmarshal into []string: null or an array of strings;
+    // duplicates and any string are taken (Go only logs what it cannot reach).
+    rapidjson::Document doc;
+    doc.Parse(req.body.data(), req.body.size());
+    bool ok = !doc.HasParseError() && (doc.IsNull() || doc.IsArray());
+    std::vector<std::string> addresses;
+    if (ok && doc.IsArray()) {
+      for (const auto& v : doc.GetArray()) {
+        if (!v.IsString()) {
+          ok = false;
+          break;
+        }
+        addresses.emplace_back(v.GetString(), v.GetStringLength());
+      }
+    }
+    if (!ok) {
+      reply(error(400, "INVALID_VALUE"));
+      return;
+    }
+    // The lookup loop connects to each distinct host:port once.
+    std::vector<std::string> peers;
+    for (const auto& a : addresses) {
+      if (a.find(':') == std::string::npos) continue;
+      if (std::find(peers.begin(), peers.end(), a) == peers.end()) peers.push_back(a);
+    }
+    std::function<void(std::vector<std::string>)> callback;
+    {
+      std::lock_guard lock(mu_);
+      runtime_.lookupd_tcp_addresses = addresses;
+      lookupd_addresses_null_ = doc.IsNull();
+      callback = on_lookupd_changed_;
+    }
+    if (callback) callback(std::move(peers));
+    std::lock_guard lock(mu_);
+    reply(render(runtime_));
+    return;
+  }
+  reply(error(400, "INVALID_OPTION"));
+}
+
+std::vector<std::string> HttpApi::lookupd_tcp_addresses() const {
+  std::lock_guard lock(mu_);
+  return runtime_.lookupd_tcp_addresses;
+}
+
+void HttpApi::on_lookupd_addresses_changed(std::function<void(std::vector<std::string>)> callback) {
+  std::lock_guard lock(mu_);
+  on_lookupd_changed_ = std::move(callback);
+}
+
+}  // namespace nsq::nsqd
