@@ -19,7 +19,9 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
     if ((e.code != "E_BAD_BODY" && e.code != "E_BAD_MESSAGE") || !e.fatal) std::abort();
     return 0;
   }
-  if (parsed->empty() || parsed->size() > (limits.max_body_size - 4) / 5) std::abort();
+  if (parsed->empty() || parsed->size() > static_cast<size_t>((limits.max_body_size - 4) / 5)) {
+    std::abort();
+  }
   for (std::string_view m : *parsed) {
     if (m.empty() || m.size() > static_cast<size_t>(limits.max_msg_size)) std::abort();
     if (m.data() < body.data() || m.data() + m.size() > body.data() + body.size()) std::abort();
