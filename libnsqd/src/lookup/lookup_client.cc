@@ -131,8 +131,9 @@ std::optional<std::vector<std::string>> LookupClient::channels_of(const std::str
     return std::nullopt;
   }
   std::vector<std::future<std::vector<std::string>>> queries;
-  for (const auto& [host, port] : endpoints) {
-    queries.push_back(std::async(std::launch::async, [this, host, port, &topic] {
+  for (const auto& endpoint : endpoints) {
+    queries.push_back(std::async(std::launch::async, [this, endpoint, &topic] {
+      const auto& [host, port] = endpoint;  // (clang 14 cannot capture a binding)
       std::vector<std::string> names;
       auto r = http::get(host, static_cast<std::uint16_t>(port), "/channels?topic=" + topic,
                          settings_.http_connect_timeout, settings_.http_request_timeout);
