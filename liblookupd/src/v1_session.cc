@@ -9,6 +9,7 @@
 
 #include "json.h"
 #include "nsq/flags/go_duration.h"
+#include "nsq/go_json.h"
 #include "nsq/names.h"
 
 namespace nsq::lookupd {
@@ -26,34 +27,18 @@ enum class Field {
   version
 };
 
-// Go matches a key to a field when both upper-case alike: ASCII folding,
-// plus U+017F (long s -> S) and U+0131 (dotless i -> I) for our names.
 Field lookup_field(std::string_view key) {
-  std::string folded;
-  for (std::size_t i = 0; i < key.size(); ++i) {
-    if (folded.size() > 32) return Field::none;
-    char c = key[i];
-    if (c >= 'A' && c <= 'Z') {
-      c = static_cast<char>(c - 'A' + 'a');
-    } else if (static_cast<unsigned char>(c) >= 0x80) {
-      const std::string_view rest = key.substr(i);
-      if (rest.starts_with("\xc4\xb1")) {
-        c = 'i';
-      } else if (rest.starts_with("\xc5\xbf")) {
-        c = 's';
-      } else {
-        return Field::none;
-      }
-      ++i;
-    }
-    folded += c;
+  static constexpr std::pair<std::string_view, Field> kFields[] = {
+      {"remote_address", Field::remote_address},
+      {"hostname", Field::hostname},
+      {"broadcast_address", Field::broadcast_address},
+      {"tcp_port", Field::tcp_port},
+      {"http_port", Field::http_port},
+      {"version", Field::version},
+  };
+  for (const auto& [name, field] : kFields) {
+    if (go_json::key_matches(key, name)) return field;
   }
-  if (folded == "remote_address") return Field::remote_address;
-  if (folded == "hostname") return Field::hostname;
-  if (folded == "broadcast_address") return Field::broadcast_address;
-  if (folded == "tcp_port") return Field::tcp_port;
-  if (folded == "http_port") return Field::http_port;
-  if (folded == "version") return Field::version;
   return Field::none;
 }
 
@@ -61,7 +46,6 @@ Field lookup_field(std::string_view key) {
 class PeerInfoHandler : public rapidjson::BaseReaderHandler<rapidjson::UTF8<>, PeerInfoHandler> {
  public:
   using SizeType = rapidjson::SizeType;
-  static constexpr int kMaxDepth = 10000;  // Go's scanner limit
 
   explicit PeerInfoHandler(PeerInfo& info) : info_(info) {}
 
@@ -108,7 +92,7 @@ class PeerInfoHandler : public rapidjson::BaseReaderHandler<rapidjson::UTF8<>, P
 
   bool StartObject() {
     if (depth_ == 1 && field_ != Field::none) return false;
-    return ++depth_ <= kMaxDepth;
+    return ++depth_ <= go_json::kMaxDepth;
   }
   bool Key(const char* s, SizeType len, bool) {
     if (depth_ == 1) field_ = lookup_field(std::string_view(s, len));
@@ -120,7 +104,7 @@ class PeerInfoHandler : public rapidjson::BaseReaderHandler<rapidjson::UTF8<>, P
   }
   bool StartArray() {
     if (depth_ == 0 || (depth_ == 1 && field_ != Field::none)) return false;
-    return ++depth_ <= kMaxDepth;
+    return ++depth_ <= go_json::kMaxDepth;
   }
   bool EndArray(SizeType) {
     --depth_;

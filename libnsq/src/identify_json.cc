@@ -11,6 +11,7 @@
 #include <rapidjson/reader.h>
 
 #include "nsq/error.h"
+#include "nsq/go_json.h"
 #include "nsq/identify.h"
 #include "utf8.h"
 
@@ -55,35 +56,9 @@ constexpr FieldName kFields[] = {
     {"deflate", Field::deflate},
 };
 
-// Go (>= 1.21) matches a key to a field when both upper-case to the same
-// runes. For our ASCII field names that is ASCII case folding plus two
-// non-ASCII runes whose upper case is ASCII: U+0131 (dotless i -> I) and
-// U+017F (long s -> S).
 Field lookup_field(std::string_view key) noexcept {
-  constexpr std::size_t kMaxFieldName = 32;
-  char folded[kMaxFieldName];
-  std::size_t n = 0;
-  for (std::size_t i = 0; i < key.size(); ++i) {
-    if (n == kMaxFieldName) return Field::none;
-    char c = key[i];
-    if (c >= 'A' && c <= 'Z') {
-      c = static_cast<char>(c - 'A' + 'a');
-    } else if (static_cast<unsigned char>(c) >= 0x80) {
-      const std::string_view rest = key.substr(i);
-      if (rest.starts_with("\xc4\xb1")) {
-        c = 'i';
-      } else if (rest.starts_with("\xc5\xbf")) {
-        c = 's';
-      } else {
-        return Field::none;
-      }
-      ++i;
-    }
-    folded[n++] = c;
-  }
-  const std::string_view k(folded, n);
   for (const FieldName& f : kFields) {
-    if (f.name == k) return f.field;
+    if (go_json::key_matches(key, f.name)) return f.field;
   }
   return Field::none;
 }
@@ -106,9 +81,6 @@ class IdentifyHandler : public rapidjson::BaseReaderHandler<rapidjson::UTF8<>, I
   using SizeType = rapidjson::SizeType;
 
   explicit IdentifyHandler(IdentifyRequest& request) : request_(request) {}
-
-  // Go's scanner refuses nesting deeper than this.
-  static constexpr int kMaxDepth = 10000;
 
   bool Null() { return true; }  // null leaves the default, even at top level
 
@@ -191,7 +163,7 @@ class IdentifyHandler : public rapidjson::BaseReaderHandler<rapidjson::UTF8<>, I
 
   bool StartObject() {
     if (depth_ == 1 && field_ != Field::none) return false;  // object for a known field
-    return ++depth_ <= kMaxDepth;
+    return ++depth_ <= go_json::kMaxDepth;
   }
 
   bool Key(const char* s, SizeType len, bool /*copy*/) {
@@ -206,7 +178,7 @@ class IdentifyHandler : public rapidjson::BaseReaderHandler<rapidjson::UTF8<>, I
 
   bool StartArray() {
     if (depth_ == 0 || (depth_ == 1 && field_ != Field::none)) return false;
-    return ++depth_ <= kMaxDepth;
+    return ++depth_ <= go_json::kMaxDepth;
   }
 
   bool EndArray(SizeType /*elements*/) {
@@ -229,56 +201,6 @@ class IdentifyHandler : public rapidjson::BaseReaderHandler<rapidjson::UTF8<>, I
 
 bool is_json_space(char c) noexcept { return c == ' ' || c == '\t' || c == '\n' || c == '\r'; }
 
-// The UTF-16 code unit of the \uXXXX escape at json[at] ("\\u" then four hex
-// digits), or -1.
-int utf16_escape_at(std::string_view json, std::size_t at) noexcept {
-  if (at + 6 > json.size() || json[at] != '\\' || json[at + 1] != 'u') return -1;
-  int unit = 0;
-  auto [end, ec] = std::from_chars(json.data() + at + 2, json.data() + at + 6, unit, 16);
-  return ec == std::errc() && end == json.data() + at + 6 ? unit : -1;
-}
-
-bool is_high_surrogate(int u) noexcept { return u >= 0xD800 && u <= 0xDBFF; }
-bool is_low_surrogate(int u) noexcept { return u >= 0xDC00 && u <= 0xDFFF; }
-
-// Go's encoding/json decodes an escaped UTF-16 surrogate that is not half of
-// a pair as U+FFFD; RapidJSON refuses the document. Such escapes are
-// rewritten to \ufffd first; nullopt when there is none (the usual case).
-std::optional<std::string> replace_lone_surrogate_escapes(std::string_view json) {
-  std::optional<std::string> out;
-  bool in_string = false;
-  std::size_t copied = 0;  // json[0, copied) is in *out
-  for (std::size_t i = 0; i < json.size(); ++i) {
-    char c = json[i];
-    if (!in_string) {
-      in_string = c == '"';
-      continue;
-    }
-    if (c == '"') {
-      in_string = false;
-    } else if (c == '\\') {
-      int unit = utf16_escape_at(json, i);
-      if (unit < 0) {
-        ++i;  // a two-character escape (or a broken one, left for the parser)
-        continue;
-      }
-      if (is_high_surrogate(unit) && is_low_surrogate(utf16_escape_at(json, i + 6))) {
-        i += 11;  // a valid pair
-        continue;
-      }
-      if (is_high_surrogate(unit) || is_low_surrogate(unit)) {
-        if (!out) out.emplace();
-        out->append(json.substr(copied, i - copied));
-        out->append("\\ufffd");
-        copied = i + 6;
-      }
-      i += 5;
-    }
-  }
-  if (out) out->append(json.substr(copied));
-  return out;
-}
-
 }  // namespace
 
 Result<IdentifyRequest> parse_identify_json(std::string_view json) {
@@ -287,7 +209,7 @@ Result<IdentifyRequest> parse_identify_json(std::string_view json) {
                               rapidjson::kParseStopWhenDoneFlag;
   IdentifyRequest request;
   IdentifyHandler handler(request);
-  std::optional<std::string> replaced = replace_lone_surrogate_escapes(json);
+  std::optional<std::string> replaced = go_json::replace_lone_surrogate_escapes(json);
   if (replaced) json = *replaced;
   rapidjson::MemoryStream stream(json.data(), json.size());
   rapidjson::Reader reader;

@@ -112,7 +112,12 @@ class Server::Impl {
       return "failed to lock data-path: cannot flock directory " + dir + " - " +
              std::strerror(errno) + " (possibly in use by another instance of nsqd)";
     }
-    if (broker_.load_metadata()) return "failed to load metadata";
+    if (auto loaded = broker_.load_metadata(); !loaded) {
+      return "failed to load metadata - " + loaded.error();
+    }
+    if (std::error_code ec = broker_.save_metadata()) {
+      return "failed to persist metadata - " + ec.message();
+    }
 
     auto tls = make_tls_context(o);
     if (!tls) return "failed to build TLS config - " + tls.error();

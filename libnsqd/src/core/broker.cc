@@ -2,9 +2,6 @@
 
 #include <spdlog/spdlog.h>
 
-#include <fstream>
-#include <iterator>
-
 #include "core/atomic_file.h"
 #include "core/metadata.h"
 #include "nsq/names.h"
@@ -248,15 +245,17 @@ std::error_code Broker::save_metadata() {
   return ec;
 }
 
-std::error_code Broker::load_metadata() {
+tl::expected<void, std::string> Broker::load_metadata() {
   auto path = data_dir(options_) / "nsqd.dat";
-  std::ifstream in(path, std::ios::binary);
-  if (!in) return {};  // fresh start
-  std::string text{std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>()};
-  auto topology = metadata::decode(text);
+  auto text = read_file_if_exists(path);
+  if (!text) {
+    return tl::unexpected("failed to read metadata from " + path.string() + " - " + text.error());
+  }
+  if (!*text) return {};  // fresh start
+  auto topology = metadata::decode(**text);
   if (!topology) {
-    log_->critical("failed to parse metadata in {} - {}", path.string(), topology.error());
-    return std::make_error_code(std::errc::invalid_argument);
+    return tl::unexpected("failed to parse metadata in " + path.string() + " - " +
+                          topology.error());
   }
   {
     std::lock_guard lock(mu_);
@@ -283,7 +282,7 @@ std::error_code Broker::load_metadata() {
     std::lock_guard lock(mu_);
     loading_ = false;
   }
-  return save_metadata();
+  return {};
 }
 
 void Broker::close() {

@@ -10,6 +10,8 @@
 #include <system_error>
 #include <vector>
 
+#include <tl/expected.hpp>
+
 #include "core/context.h"
 #include "diskqueue/sync_scheduler.h"
 #include "nsqd/options.h"
@@ -34,9 +36,12 @@ class Broker {
   spdlog::logger& log() const noexcept { return *log_; }
   WorkerPool& disk_pool() noexcept { return *disk_pool_; }
 
-  // Reads nsqd.dat and creates what it lists (startup). An unparsable file
-  // is an error; a missing one is a fresh start.
-  std::error_code load_metadata();
+  // Reads nsqd.dat and creates what it lists (startup), as Go's
+  // LoadMetadata: a missing file is a fresh start; a file that cannot be
+  // read (even for want of permission) or that Go's json.Unmarshal refuses
+  // is an error naming the file, and the file is left as it is. Does not
+  // write nsqd.dat: the caller saves next, as Go's PersistMetadata.
+  tl::expected<void, std::string> load_metadata();
   // Writes nsqd.dat now (atomically).
   std::error_code save_metadata();
 
