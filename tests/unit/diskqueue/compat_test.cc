@@ -121,7 +121,7 @@ TEST_F(GoNsqdFixture, ChannelQueuesHoldAllThousandOrders) {
       ASSERT_TRUE(seen.insert(r->substr(26)).second) << "duplicate " << r->substr(26);
     }
     for (int i = 0; i < 1000; ++i) {
-      char want[16];
+      char want[32];
       std::snprintf(want, sizeof want, "order-%04d", i);
       EXPECT_TRUE(seen.count(want)) << want;
     }
@@ -140,7 +140,7 @@ TEST_F(GoNsqdFixture, TopicQueues) {
   ASSERT_TRUE(events);
   EXPECT_EQ((*events)->depth(), 50);
   for (int i = 0; i < 50; ++i) {
-    char want[16];
+    char want[32];
     std::snprintf(want, sizeof want, "event-%02d", i);
     EXPECT_EQ((*events)->try_read()->substr(26), want);
   }
