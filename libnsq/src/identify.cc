@@ -1,8 +1,9 @@
 #include "nsq/identify.h"
 
 #include <algorithm>
-#include <charconv>
 #include <string>
+
+#include "nsq/json/writer.h"
 
 namespace nsq {
 namespace {
@@ -16,34 +17,6 @@ constexpr int64_t kDefaultDeflateLevel = 6;
 ProtocolError invalid(std::string_view what, int64_t value) {
   return fatal_error("E_BAD_BODY",
                      "IDENTIFY " + std::string(what) + " (" + std::to_string(value) + ") is invalid");
-}
-
-void append_int(std::string& out, int64_t v) {
-  char buf[24];
-  const auto r = std::to_chars(buf, buf + sizeof buf, v);
-  out.append(buf, r.ptr);
-}
-
-void append_bool(std::string& out, bool v) { out.append(v ? "true" : "false"); }
-
-// Go's json.Marshal string escaping, for the one string we emit.
-void append_json_string(std::string& out, std::string_view s) {
-  constexpr char kHex[] = "0123456789abcdef";
-  out.push_back('"');
-  for (char c : s) {
-    const auto u = static_cast<unsigned char>(c);
-    if (c == '"' || c == '\\') {
-      out.push_back('\\');
-      out.push_back(c);
-    } else if (u < 0x20 || c == '<' || c == '>' || c == '&') {
-      out.append("\\u00");
-      out.push_back(kHex[u >> 4]);
-      out.push_back(kHex[u & 0xf]);
-    } else {
-      out.push_back(c);
-    }
-  }
-  out.push_back('"');
 }
 
 }  // namespace
@@ -133,31 +106,31 @@ std::string identify_response_json(const NegotiatedIdentify& n, const IdentifyLi
   std::string out;
   out.reserve(320);
   out.append("{\"max_rdy_count\":");
-  append_int(out, limits.max_rdy_count);
+  json::append_int(out, limits.max_rdy_count);
   out.append(",\"version\":");
-  append_json_string(out, version);
+  json::append_string(out, version);
   out.append(",\"max_msg_timeout\":");
-  append_int(out, limits.max_msg_timeout_ms);
+  json::append_int(out, limits.max_msg_timeout_ms);
   out.append(",\"msg_timeout\":");
-  append_int(out, n.msg_timeout_ms);
+  json::append_int(out, n.msg_timeout_ms);
   out.append(",\"tls_v1\":");
-  append_bool(out, n.tls_v1);
+  json::append_bool(out, n.tls_v1);
   out.append(",\"deflate\":");
-  append_bool(out, n.deflate);
+  json::append_bool(out, n.deflate);
   out.append(",\"deflate_level\":");
-  append_int(out, n.deflate_level);
+  json::append_int(out, n.deflate_level);
   out.append(",\"max_deflate_level\":");
-  append_int(out, limits.max_deflate_level);
+  json::append_int(out, limits.max_deflate_level);
   out.append(",\"snappy\":");
-  append_bool(out, n.snappy);
+  json::append_bool(out, n.snappy);
   out.append(",\"sample_rate\":");
-  append_int(out, n.sample_rate);
+  json::append_int(out, n.sample_rate);
   out.append(",\"auth_required\":");
-  append_bool(out, limits.auth_required);
+  json::append_bool(out, limits.auth_required);
   out.append(",\"output_buffer_size\":");
-  append_int(out, n.output_buffer_size);
+  json::append_int(out, n.output_buffer_size);
   out.append(",\"output_buffer_timeout\":");
-  append_int(out, n.output_buffer_timeout_ms);
+  json::append_int(out, n.output_buffer_timeout_ms);
   out.push_back('}');
   return out;
 }

@@ -13,7 +13,7 @@
 #include "nsq/error.h"
 #include "nsq/go_json.h"
 #include "nsq/identify.h"
-#include "utf8.h"
+#include "nsq/utf8.h"
 
 namespace nsq {
 namespace {
@@ -157,7 +157,7 @@ class IdentifyHandler : public rapidjson::BaseReaderHandler<rapidjson::UTF8<>, I
       default:
         return false;
     }
-    *target = detail::sanitize_utf8(std::string_view(s, len));
+    *target = utf8::sanitize(std::string_view(s, len));
     return true;
   }
 

@@ -6,6 +6,8 @@
 #include <limits>
 #include <system_error>
 
+#include "nsq/utf8.h"
+
 namespace nsq::flags {
 namespace {
 
@@ -197,26 +199,6 @@ std::string format_go_float(double v) {
   return std::string(buf, r.ptr);
 }
 
-namespace {
-
-// Length of the valid UTF-8 sequence starting at s[i] (2-4), or 0.
-std::size_t utf8_sequence(std::string_view s, std::size_t i) {
-  const auto b0 = static_cast<unsigned char>(s[i]);
-  std::size_t len = b0 >= 0xf0 && b0 <= 0xf4 ? 4 : b0 >= 0xe0 ? 3 : b0 >= 0xc2 && b0 <= 0xdf ? 2 : 0;
-  if (len == 0 || i + len > s.size()) return 0;
-  for (std::size_t k = 1; k < len; ++k) {
-    if ((static_cast<unsigned char>(s[i + k]) & 0xc0) != 0x80) return 0;
-  }
-  const auto b1 = static_cast<unsigned char>(s[i + 1]);
-  if (b0 == 0xe0 && b1 < 0xa0) return 0;                 // overlong
-  if (b0 == 0xed && b1 > 0x9f) return 0;                 // surrogate
-  if (b0 == 0xf0 && b1 < 0x90) return 0;                 // overlong
-  if (b0 == 0xf4 && b1 > 0x8f) return 0;                 // past U+10FFFF
-  return len;
-}
-
-}  // namespace
-
 std::string go_quote(std::string_view s) {
   std::string out = "\"";
   for (std::size_t i = 0; i < s.size(); ++i) {
@@ -235,7 +217,7 @@ std::string go_quote(std::string_view s) {
         if (c >= 0x80) {
           // Valid UTF-8 passes through (Go prints printable runes); a byte
           // that starts no valid sequence is escaped, as Go's %q does.
-          if (std::size_t len = utf8_sequence(s, i)) {
+          if (std::size_t len = utf8::sequence_length(s, i)) {
             out.append(s.substr(i, len));
             i += len - 1;
             break;
