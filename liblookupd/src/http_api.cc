@@ -2,8 +2,8 @@
 
 #include <spdlog/spdlog.h>
 
-#include "json.h"
 #include "nsq/http/router.h"
+#include "nsq/json/writer.h"
 #include "nsq/names.h"
 
 namespace nsq::lookupd {

@@ -7,10 +7,11 @@
 #include <limits>
 #include <utility>
 
-#include "json.h"
 #include "nsq/flags/go_duration.h"
 #include "nsq/go_json.h"
+#include "nsq/json/writer.h"
 #include "nsq/names.h"
+#include "nsq/utf8.h"
 
 namespace nsq::lookupd {
 namespace {
@@ -86,7 +87,7 @@ class PeerInfoHandler : public rapidjson::BaseReaderHandler<rapidjson::UTF8<>, P
       default:
         return false;
     }
-    *target = json::sanitize_utf8(std::string_view(s, len));
+    *target = utf8::sanitize(std::string_view(s, len));
     return true;
   }
 

@@ -4,7 +4,6 @@
 
 #include <boost/asio/co_spawn.hpp>
 #include <boost/asio/detached.hpp>
-#include <boost/asio/executor_work_guard.hpp>
 #include <boost/asio/io_context.hpp>
 #include <boost/asio/ip/tcp.hpp>
 #include <boost/asio/post.hpp>
@@ -32,6 +31,7 @@
 #include "core/worker_pool.h"
 #include "lookup/lookup_client.h"
 #include "nsq/http/server.h"
+#include "nsq/io_pool.h"
 #include "nsq/listen_address.h"
 #include "nsqd/options.h"
 
@@ -46,38 +46,6 @@ namespace {
 // a single PUB's next request comes about 20-30 us after its reply here.
 constexpr std::chrono::microseconds kIoSpin{100};
 
-// One io_context per thread; a connection stays on the context it was
-// accepted onto for its whole life.
-class IoPool {
- public:
-  ~IoPool() { stop(); }
-  explicit IoPool(int threads) {
-    for (int i = 0; i < threads; ++i) {
-      contexts_.push_back(std::make_unique<asio::io_context>(1));
-      guards_.emplace_back(contexts_.back()->get_executor());
-    }
-  }
-  void start() {
-    for (auto& c : contexts_) {
-      threads_.emplace_back([ctx = c.get()] { run_io_loop(*ctx, kIoSpin); });
-    }
-  }
-  void stop() {
-    guards_.clear();
-    for (auto& c : contexts_) c->stop();
-    for (auto& t : threads_) t.join();
-    threads_.clear();
-  }
-  asio::io_context& first() { return *contexts_.front(); }
-  asio::io_context& next() { return *contexts_[next_++ % contexts_.size()]; }
-
- private:
-  std::vector<std::unique_ptr<asio::io_context>> contexts_;
-  std::vector<asio::executor_work_guard<asio::io_context::executor_type>> guards_;
-  std::vector<std::thread> threads_;
-  std::size_t next_ = 0;
-};
-
 int io_thread_count(const Options& o) {
   if (o.io_threads > 0) return o.io_threads;
   unsigned n = std::thread::hardware_concurrency();
@@ -89,7 +57,9 @@ int io_thread_count(const Options& o) {
 class Server::Impl {
  public:
   Impl(Options options, std::shared_ptr<spdlog::logger> log)
-      : log_(log), broker_(std::move(options), log), io_(io_thread_count(broker_.options())),
+      : log_(log), broker_(std::move(options), log),
+        io_(io_thread_count(broker_.options()),
+            [](asio::io_context& ctx) { run_io_loop(ctx, kIoSpin); }),
         acceptor_(io_.first()),
         api_(broker_, registry_,
              NodeInfo{os_hostname(), broker_.options().broadcast_address,

@@ -306,9 +306,13 @@ TEST_F(HttpDiff, Config) {
     SCOPED_TRACE(opt);
     expect_same_get("GET", std::string("/config/") + opt);
   }
+  // The odd one is shown as json.Marshal writes it: < > & U+2028 U+2029
+  // escaped, \b \f as \u0008 \u000c, DEL and other UTF-8 as they are.
   for (const char* body : {"null", "[\"127.0.0.1:1\",\"127.0.0.1:1\"]", "[\"a\"]", "[]",
                            " [ \"\\u0031:2\" ] ", "[1]", "{}",
-                           "\"x\"", "[\"a\"] x", "", "nul"}) {
+                           "\"x\"", "[\"a\"] x", "", "nul",
+                           "[\"a<b>&c\\u2028\\u2029\\b\\f\\u0001\\u007f\\\"\\\\ "
+                           "\xc3\xa9\xe2\x80\xa8x\"]"}) {
     SCOPED_TRACE(body);
     expect_same_get("PUT", "/config/nsqlookupd_tcp_addresses", body);
     expect_same_get("GET", "/config/nsqlookupd_tcp_addresses");
@@ -328,6 +332,15 @@ TEST_F(HttpDiff, ConfigWithBroadcastFlags) {
   }
   ASSERT_TRUE(start_both({"--statsd-prefix="}));
   expect_same_get("GET", "/config/statsd_prefix");
+}
+
+// Percentiles are float64s as json.Marshal writes them (0.000001, then 1e-7).
+TEST_F(HttpDiff, ConfigPercentiles) {
+  ASSERT_TRUE(start_both({"--e2e-processing-latency-percentile=1",
+                          "--e2e-processing-latency-percentile=0.123456789012345678",
+                          "--e2e-processing-latency-percentile=0.000001",
+                          "--e2e-processing-latency-percentile=0.0000001"}));
+  expect_same_get("GET", "/config/e2e_processing_latency_percentiles");
 }
 
 }  // namespace

@@ -4,31 +4,10 @@
 #include <charconv>
 
 #include "nsq/endian.h"
+#include "nsq/json/writer.h"
 #include "nsq/mpub.h"
 
 namespace nsq::bench {
-namespace {
-
-void append_json_string(std::string& out, std::string_view s) {
-  out += '"';
-  for (const char c : s) {
-    if (c == '"' || c == '\\') {
-      out += '\\';
-      out += c;
-    } else if (static_cast<unsigned char>(c) < 0x20) {
-      static constexpr char kHex[] = "0123456789abcdef";
-      out += "\\u00";
-      out += kHex[(c >> 4) & 0xf];
-      out += kHex[c & 0xf];
-    } else {
-      out += c;
-    }
-  }
-  out += '"';
-}
-
-}  // namespace
-
 PublishBatch::PublishBatch(std::string_view topic, int count, int size)
     : count_(count), size_(size) {
   assert(count >= 1 && size >= 1);
@@ -65,11 +44,11 @@ void PublishBatch::stamp(int64_t realtime_ns) {
 
 std::string identify_json(const IdentifySettings& s) {
   std::string out = "{\"client_id\":";
-  append_json_string(out, s.client_id);
+  json::append_string(out, s.client_id);
   out += ",\"hostname\":";
-  append_json_string(out, s.hostname);
+  json::append_string(out, s.hostname);
   out += ",\"user_agent\":";
-  append_json_string(out, s.user_agent);
+  json::append_string(out, s.user_agent);
   out += ",\"feature_negotiation\":";
   out += s.feature_negotiation ? "true" : "false";
   if (s.output_buffer_size != 0)

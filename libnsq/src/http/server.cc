@@ -14,7 +14,6 @@
 
 #include <boost/asio/co_spawn.hpp>
 #include <boost/asio/detached.hpp>
-#include <boost/asio/executor_work_guard.hpp>
 #include <boost/asio/io_context.hpp>
 #include <boost/asio/ip/tcp.hpp>
 #include <boost/asio/post.hpp>
@@ -35,12 +34,12 @@
 #include <mutex>
 #include <optional>
 #include <shared_mutex>
-#include <thread>
 #include <unordered_map>
 #include <vector>
 
 #include "http/request_parser.h"
 #include "http/response.h"
+#include "nsq/io_pool.h"
 
 namespace nsq::http {
 
@@ -390,37 +389,6 @@ asio::awaitable<void> Session::lingering_close() {
   }
   close();
 }
-
-// One io_context per thread; a connection stays on the one it was accepted onto.
-class IoPool {
- public:
-  explicit IoPool(int threads) {
-    for (int i = 0; i < std::max(threads, 1); ++i) {
-      contexts_.push_back(std::make_unique<asio::io_context>(1));
-      guards_.emplace_back(contexts_.back()->get_executor());
-    }
-  }
-  ~IoPool() { stop(); }
-
-  void start() {
-    for (auto& c : contexts_) threads_.emplace_back([ctx = c.get()] { ctx->run(); });
-  }
-  bool running() const { return !threads_.empty(); }
-  void stop() {
-    guards_.clear();
-    for (auto& c : contexts_) c->stop();
-    for (auto& t : threads_) t.join();
-    threads_.clear();
-  }
-  asio::io_context& first() { return *contexts_.front(); }
-  asio::io_context& next() { return *contexts_[next_++ % contexts_.size()]; }  // acceptor thread
-
- private:
-  std::vector<std::unique_ptr<asio::io_context>> contexts_;
-  std::vector<asio::executor_work_guard<asio::io_context::executor_type>> guards_;
-  std::vector<std::thread> threads_;
-  std::size_t next_ = 0;
-};
 
 std::string lower_first(std::string s) {
   if (!s.empty()) s[0] = static_cast<char>(std::tolower(static_cast<unsigned char>(s[0])));

@@ -4,7 +4,7 @@
 #include <functional>
 #include <map>
 
-#include "nsq/flags/go_strconv.h"
+#include "nsq/json/writer.h"
 
 namespace nsq::nsqd {
 namespace {
@@ -13,27 +13,7 @@ using Render = std::function<std::string(const Options&)>;
 
 }  // namespace
 
-std::string json_quote(std::string_view s) {
-  std::string out = "\"";
-  for (char c : s) {
-    switch (c) {
-      case '"': out += "\\\""; break;
-      case '\\': out += "\\\\"; break;
-      case '\n': out += "\\n"; break;
-      case '\r': out += "\\r"; break;
-      case '\t': out += "\\t"; break;
-      default:
-        if (static_cast<unsigned char>(c) < 0x20) {
-          char buf[8];
-          std::snprintf(buf, sizeof buf, "\\u%04x", c);
-          out += buf;
-        } else {
-          out += c;
-        }
-    }
-  }
-  return out + "\"";
-}
+std::string json_quote(std::string_view s) { return json::quote(s); }
 
 namespace {
 
@@ -101,7 +81,7 @@ const std::map<std::string, Render, std::less<>>& table() {
          std::string out = "[";
          for (std::size_t i = 0; i < o.e2e_processing_latency_percentiles.size(); ++i) {
            if (i > 0) out += ',';
-           out += flags::format_go_float(o.e2e_processing_latency_percentiles[i]);
+           json::append_float(out, o.e2e_processing_latency_percentiles[i]);
          }
          return out + "]";
        }},
@@ -136,7 +116,7 @@ std::string string_list_json(const std::vector<std::string>& values) {
   std::string out = "[";
   for (std::size_t i = 0; i < values.size(); ++i) {
     if (i > 0) out += ',';
-    out += json_quote(values[i]);
+    json::append_string(out, values[i]);
   }
   return out + "]";
 }
