@@ -1,9 +1,8 @@
 #include "nsq/io_pool.h"
 
+#include <algorithm>
 #include <boost/asio/executor_work_guard.hpp>
 #include <boost/asio/io_context.hpp>
-
-#include <algorithm>
 #include <thread>
 #include <vector>
 

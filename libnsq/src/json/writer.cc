@@ -16,11 +16,21 @@ constexpr bool is_plain(unsigned char c) noexcept {
 
 void append_escaped_ascii(std::string& out, unsigned char c) {
   switch (c) {
-    case '"': out.append("\\\""); return;
-    case '\\': out.append("\\\\"); return;
-    case '\n': out.append("\\n"); return;
-    case '\r': out.append("\\r"); return;
-    case '\t': out.append("\\t"); return;
+    case '"':
+      out.append("\\\"");
+      return;
+    case '\\':
+      out.append("\\\\");
+      return;
+    case '\n':
+      out.append("\\n");
+      return;
+    case '\r':
+      out.append("\\r");
+      return;
+    case '\t':
+      out.append("\\t");
+      return;
     default:
       out.append("\\u00");
       out.push_back(kHex[c >> 4]);
@@ -31,7 +41,8 @@ void append_escaped_ascii(std::string& out, unsigned char c) {
 // U+2028 LINE SEPARATOR or U+2029 PARAGRAPH SEPARATOR (E2 80 A8/A9), which
 // Go escapes so that the text is also valid JavaScript.
 bool is_line_separator(std::string_view s, std::size_t i, std::size_t n) noexcept {
-  return n == 3 && s[i] == '\xe2' && s[i + 1] == '\x80' && (s[i + 2] == '\xa8' || s[i + 2] == '\xa9');
+  return n == 3 && s[i] == '\xe2' && s[i + 1] == '\x80' &&
+         (s[i + 2] == '\xa8' || s[i + 2] == '\xa9');
 }
 
 }  // namespace

@@ -1,10 +1,10 @@
-#include "nsq/json/writer.h"
+#include <gtest/gtest.h>
 
 #include <cstdint>
 #include <limits>
 #include <string>
 
-#include <gtest/gtest.h>
+#include "nsq/json/writer.h"
 
 namespace nsq::json {
 namespace {
@@ -51,8 +51,7 @@ TEST(JsonWriterTest, AppendsAfterWhatIsThere) {
   append_key(out, "b");
   append_bool(out, false);
   out += '}';
-  EXPECT_EQ(out,
-            R"({"k\u003c":"v","n":-9223372036854775808,"u":18446744073709551615,"b":false})");
+  EXPECT_EQ(out, R"({"k\u003c":"v","n":-9223372036854775808,"u":18446744073709551615,"b":false})");
 }
 
 std::string float_text(double v) {

@@ -31,8 +31,7 @@ void append_key(std::string& out, std::string_view key);
 void append_float(std::string& out, double v);
 
 template <std::integral T>
-  requires(!std::same_as<T, bool>)
-void append_int(std::string& out, T v) {
+requires(!std::same_as<T, bool>) void append_int(std::string& out, T v) {
   char buf[24];
   const auto r = std::to_chars(buf, buf + sizeof buf, v);
   out.append(buf, r.ptr);
