@@ -46,12 +46,11 @@ struct Env {
   std::shared_ptr<spdlog::logger> log =
       std::make_shared<spdlog::logger>("bm", std::make_shared<spdlog::sinks::null_sink_mt>());
   WorkerPool pool{1};
+  DiskWriter writer{nullptr};
   diskqueue::SyncScheduler deadlines;
   QueueContext ctx{
-      options, *log,
-      pool,    deadlines,
-      nullptr, [](const std::string&) { return std::shared_ptr<diskqueue::DiskQueue>(); },
-      nullptr, nullptr};
+      options, *log, pool, writer, deadlines,
+      [](const std::string&) { return std::shared_ptr<diskqueue::DiskQueue>(); }, nullptr, nullptr};
 };
 
 // One MPUB of 200 100-byte messages into a topic with N channels, then each

@@ -18,6 +18,9 @@ std::filesystem::path data_dir(const Options& o) {
 int disk_threads(const Options& o) { return o.sync_publish ? 32 : 4; }
 // See WorkerPool: about a client round trip on loopback, with margin.
 constexpr std::chrono::microseconds kDiskPoolSpin{100};
+// HTTP handlers and lookupd queries: each may block for seconds (a lookupd
+// that does not answer), and none of them may hold up a disk write.
+constexpr int kBlockingThreads = 4;
 
 }  // namespace
 
@@ -25,13 +28,15 @@ Broker::Broker(Options options, std::shared_ptr<spdlog::logger> log)
     : options_(std::move(options)),
       log_(std::move(log)),
       disk_pool_(std::make_unique<WorkerPool>(disk_threads(options_), kDiskPoolSpin)),
+      blocking_pool_(std::make_unique<WorkerPool>(kBlockingThreads)),
       deadlines_(std::make_unique<diskqueue::SyncScheduler>()),
       disk_syncs_(std::make_shared<diskqueue::SyncScheduler>()),
+      disk_writer_([this](std::error_code ec) { report_disk_result(ec); }),
       ctx_{options_,
            *log_,
            *disk_pool_,
+           disk_writer_,
            *deadlines_,
-           [this](std::error_code ec) { report_disk_result(ec); },
            [this](const std::string& name) { return open_backend(name); },
            [this] { schedule_metadata_save(); },
            [this](bool added, const std::string& topic, const std::string& channel) {
@@ -50,6 +55,7 @@ void Broker::set_lookup_hooks(LookupHooks hooks) {
 
 Broker::~Broker() {
   deadlines_.reset();
+  blocking_pool_.reset();
   disk_pool_.reset();
 }
 
@@ -117,7 +123,7 @@ std::shared_ptr<Topic> Broker::get_or_create_topic(const std::string& name) {
   if (query_lookupd) {
     // The HTTP queries may take seconds: never on the caller's (I/O) thread.
     std::weak_ptr<Topic> weak = topic;
-    disk_pool_->submit([weak, channels_of = hooks.channels_of, log = log_] {
+    blocking_pool_->submit([weak, channels_of = hooks.channels_of, log = log_] {
       auto t = weak.lock();
       if (!t) return;
       if (auto names = channels_of(t->name())) {
@@ -240,7 +246,7 @@ std::error_code Broker::save_metadata() {
     topology.topics.push_back(std::move(t));
   }
   auto path = data_dir(options_) / "nsqd.dat";
-  std::error_code ec = write_file_atomically(path, metadata::encode(topology));
+  std::error_code ec = diskqueue::write_file_atomic(path, metadata::encode(topology));
   if (ec) log_->error("failed to persist metadata {} - {}", path.string(), ec.message());
   return ec;
 }

@@ -34,7 +34,12 @@ class Broker {
 
   const Options& options() const noexcept { return options_; }
   spdlog::logger& log() const noexcept { return *log_; }
+  // Blocking disk reads and nsqd.dat saves.
   WorkerPool& disk_pool() noexcept { return *disk_pool_; }
+  // Work that may block for long and is not disk I/O: HTTP handlers, lookupd queries.
+  WorkerPool& blocking_pool() noexcept { return *blocking_pool_; }
+  // Every write to a disk queue (see DiskWriter).
+  DiskWriter& disk_writer() noexcept { return disk_writer_; }
 
   // Reads nsqd.dat and creates what it lists (startup), as Go's
   // LoadMetadata: a missing file is a fresh start; a file that cannot be
@@ -81,11 +86,13 @@ class Broker {
 
   const Options options_;
   const std::shared_ptr<spdlog::logger> log_;
-  // Stopped first in the destructor (deadlines, then the pool's queued jobs),
-  // while everything their jobs touch is still alive.
+  // Stopped first in the destructor (deadlines, then the pools' queued
+  // jobs), while everything their jobs touch is still alive.
   std::unique_ptr<WorkerPool> disk_pool_;
+  std::unique_ptr<WorkerPool> blocking_pool_;
   std::unique_ptr<diskqueue::SyncScheduler> deadlines_;
   std::shared_ptr<diskqueue::SyncScheduler> disk_syncs_;
+  DiskWriter disk_writer_;
   QueueContext ctx_;
 
   mutable std::mutex mu_;
@@ -97,8 +104,7 @@ class Broker {
   std::mutex metadata_mu_;  // serialises nsqd.dat writes
   // At most one background save is queued or running; changes made while it
   // runs set save_again_, and it saves once more. So a burst of creations
-  // costs a few saves, and never ties up more than one disk-pool thread
-  // (the HTTP handlers run on that pool too).
+  // costs a few saves, and never ties up more than one disk-pool thread.
   std::mutex save_state_mu_;
   bool save_running_ = false;  // guarded by save_state_mu_
   bool save_again_ = false;    // guarded by save_state_mu_

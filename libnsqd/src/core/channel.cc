@@ -347,11 +347,8 @@ void Channel::process_deadlines(Clock::time_point now) {
     if (!deferred_.empty()) next = std::min(next, deferred_.top().due);
     if (next != Clock::time_point::max()) arm_deadline_locked(next);
   }
-  if (!spill.empty()) {
-    // Off the deadline thread, so other channels' deadlines stay on time.
-    auto writes = std::make_shared<DiskWrites>(std::move(spill));
-    ctx_.disk_pool.submit([writes] { perform_disk_writes(*writes); });
-  }
+  // Not on the deadline thread, so other channels' deadlines stay on time.
+  ctx_.disk_writer.submit_async(std::move(spill), nullptr);
   wake_all(wake);
 }
 

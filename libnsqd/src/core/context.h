@@ -7,6 +7,7 @@
 #include <system_error>
 #include <vector>
 
+#include "core/disk_writer.h"
 #include "diskqueue/disk_queue.h"
 #include "diskqueue/sync_scheduler.h"
 #include "nsqd/options.h"
@@ -20,17 +21,6 @@ namespace nsq::nsqd {
 class WorkerPool;
 using Clock = std::chrono::steady_clock;
 using ClientId = std::uint64_t;
-
-// Records bound for a disk queue. Topics and channels hand these out instead
-// of writing, so the caller decides which thread blocks on the disk.
-struct DiskWrite {
-  std::shared_ptr<diskqueue::DiskQueue> queue;
-  std::vector<std::string> records;
-  std::function<void(std::error_code)> done;  // after the write, on the writing thread
-  // fsync: the write returns once the records are fsynced (--sync-publish).
-  diskqueue::Durability durability = diskqueue::Durability::written;
-};
-using DiskWrites = std::vector<DiskWrite>;
 
 // Runs `on_release` when the last copy is gone: captured in a DiskWrite's
 // `done`, it keeps a write counted as pending until the write was performed
@@ -48,27 +38,13 @@ class PendingToken {
   std::function<void()> on_release_;
 };
 
-// Performs the writes (blocking); returns the first error.
-std::error_code perform_disk_writes(DiskWrites& writes);
-
-// Performs, on the calling thread, the small writes a queue can take at once
-// (DiskQueue::try_put_batch: not durable, nothing else writing), running
-// their `done`, and removes them from `writes`; the others stay. Returns the
-// first error.
-std::error_code perform_disk_writes_now(DiskWrites& writes);
-
-// Performs the writes without blocking the caller (DiskQueue::put_batch_async):
-// each write's `done`, then `done` with the first error, run on a disk-pool
-// thread once every write finished.
-void perform_disk_writes_async(DiskWrites writes, std::function<void(std::error_code)> done);
-
 // What topics and channels share, owned by the Broker and outliving them all.
 struct QueueContext {
   const Options& options;
   spdlog::logger& log;
-  WorkerPool& disk_pool;                   // blocking disk work
+  WorkerPool& disk_pool;                   // blocking disk reads
+  DiskWriter& disk_writer;                 // every write
   diskqueue::SyncScheduler& deadlines;     // in-flight and deferred deadlines
-  std::function<void(std::error_code)> report_disk_error;  // health
   // Opens the disk queue of a topic ("t") or channel ("t:c").
   std::function<std::shared_ptr<diskqueue::DiskQueue>(const std::string& queue_name)> open_backend;
   // Topology (non-ephemeral topics, channels, paused flags) changed: nsqd.dat is due.

@@ -200,8 +200,7 @@ void Topic::drain() {
       fan_out(targets, run, batch[i].defer, spill);
       i = j;
     }
-    if (auto ec = perform_disk_writes(spill)) {
-      if (ctx_.report_disk_error) ctx_.report_disk_error(ec);
+    if (ctx_.disk_writer.write(spill)) {
       // Durable: not committed, so a restart delivers the batch again.
       continue;
     }

@@ -84,14 +84,14 @@ HttpApi::HttpApi(Broker& broker, ConnRegistry& conns, NodeInfo node,
       runtime_(broker.options()) {}
 
 void HttpApi::handle(Request request, Reply reply) {
-  // Handlers may touch disk queues (depth, empty, delete): run them off the
-  // HTTP I/O thread. /ping stays inline so health checks never queue.
+  // Handlers may block (disk queues' depth, empty, delete; lookupd): run
+  // them off the HTTP I/O thread. /ping stays inline so health checks never queue.
   if (request.path == "/ping") {
     route(request, reply);
     return;
   }
   auto req = std::make_shared<Request>(std::move(request));
-  broker_.disk_pool().submit([this, req, reply = std::move(reply)] { route(*req, reply); });
+  broker_.blocking_pool().submit([this, req, reply = std::move(reply)] { route(*req, reply); });
 }
 
 namespace {
@@ -347,16 +347,12 @@ void HttpApi::publish(const std::string& topic_name, std::vector<std::string_vie
     reply(error(503, "EXITING"));
     return;
   }
-  if (spill.empty()) {
-    reply(ok_text("OK"));
-    return;
-  }
   // Answered once the disk writes are done, without holding this thread
   // meanwhile (with --sync-publish, concurrent /pub requests share fsyncs).
-  perform_disk_writes_async(std::move(spill), [broker = &broker_, reply](std::error_code ec) {
-    broker->report_disk_result(ec);
+  auto answer = [reply](std::error_code ec) {
     reply(ec ? error(503, "EXITING") : ok_text("OK"));
-  });
+  };
+  if (auto now = broker_.disk_writer().submit(std::move(spill), answer)) answer(*now);
 }
 
 // The ?topic= of /pub and /mpub, created if new; nullopt once an error is replied.

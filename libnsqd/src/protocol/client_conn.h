@@ -9,20 +9,19 @@
 #include <atomic>
 #include <chrono>
 #include <cstdint>
-#include <map>
-#include <mutex>
-#include <optional>
 #include <memory>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
 
-#include "protocol/auth.h"
-#include "core/topic.h"
 #include "core/message.h"
+#include "core/topic.h"
 #include "net/read_buffer.h"
-#include "nsq/identify.h"
 #include "nsq/protocol_error.h"
+#include "protocol/client_state.h"
+#include "protocol/v2_client.h"
+#include "protocol/v2_session.h"
 
 namespace boost::asio::ssl {
 class context;
@@ -44,15 +43,22 @@ struct ConnSecurity {
   WorkerPool* auth_pool = nullptr;
 };
 
-// One TCP client speaking protocol V2. Lives on one io_context thread for its
-// whole life: every member below is touched only from that thread, except
-// wake() and close(), which post to it.
+// One TCP client speaking protocol V2: the socket side. The bytes become
+// commands in a V2Session, the commands run in protocol/handlers/, and this
+// class moves bytes: it reads, writes, upgrades to TLS/snappy/deflate,
+// enforces deadlines and sends heartbeats, and delivers messages.
+//
+// Lives on one io_context thread for its whole life: every member below is
+// touched only from that thread, except wake() and close(), which post to
+// it, and stats(), which reads ClientState under its lock.
 //
 // Three coroutines share the connection: the read loop (parses and runs
 // commands in order), the write loop (one write in flight; everything queued
 // meanwhile goes out in the next write) and the watchdog (read deadline of
 // two heartbeat intervals, write deadline of one, and the heartbeats).
-class ClientConn : public Subscriber, public std::enable_shared_from_this<ClientConn> {
+class ClientConn final : public Subscriber,
+                         public protocol::V2Client,
+                         public std::enable_shared_from_this<ClientConn> {
  public:
   ClientConn(boost::asio::ip::tcp::socket socket, Broker& broker, ConnRegistry& registry,
              ConnSecurity security);
@@ -62,75 +68,60 @@ class ClientConn : public Subscriber, public std::enable_shared_from_this<Client
   // Thread-safe: ends the connection (flushing what is queued).
   void close();
 
+  // Subscriber
   void wake() override;
   void close_for_delete() override { close(); }
-  stats::Client stats() const override;
-  bool is_producer() const override { return is_producer_.load(std::memory_order_relaxed); }
+  stats::Client stats() const override { return state_.stats(); }
+  bool is_producer() const override { return state_.is_producer(); }
 
-  ClientId id() const noexcept { return id_; }
+  ClientId id() const noexcept { return state_.id(); }
+
+  // protocol::V2Client
+  Broker& broker() override { return broker_; }
+  protocol::ClientState& state() override { return state_; }
+  boost::asio::any_io_executor executor() override;
+  std::weak_ptr<Subscriber> subscriber() override { return weak_from_this(); }
+  void respond(std::string_view data) override;
+  bool fail(const ProtocolError& error) override;
+  void expect_body(protocol::BodyKind kind) override;
+  void want_delivery() override { pump_needed_ = true; }
+  void heartbeat_changed() override;
+  void upgrade(std::string response) override { upgrade_ = std::move(response); }
+  void resumed_from_disk() override { yield_after_flush_ = true; }
+  const std::shared_ptr<boost::asio::ssl::context>& tls_context() const override {
+    return security_.tls;
+  }
+  bool tls() const override;
+  std::string tls_common_name() const override;
+  WorkerPool* auth_pool() const override { return security_.auth_pool; }
 
  private:
-  enum class State { init = 0, subscribed = 3, closing = 4 };
-  using Params = std::vector<std::string_view>;
-
   boost::asio::awaitable<void> read_loop();
   boost::asio::awaitable<void> write_loop();
   boost::asio::awaitable<void> watchdog();
 
-  // Reading: makes at least n bytes available in the buffer.
+  // Reading: makes at least n bytes available in the buffer; false when the
+  // stream ended or the connection is closing.
   boost::asio::awaitable<bool> fill(std::size_t n);
-  std::string_view buffered() const noexcept;
-  void consume(std::size_t n) noexcept;
-  // Reads the 4-byte body size of a command; nullopt when the stream ended.
-  boost::asio::awaitable<std::optional<std::int32_t>> read_size();
   // Waits while the output not handed to the socket yet is over its bound:
   // a client that sends commands and never reads their answers stops being
   // read, as Go's blocking write stops it; false when the connection closes.
   boost::asio::awaitable<bool> wait_output_drained();
+  // The next command, body included, must arrive within two heartbeat
+  // intervals from now.
+  void extend_read_deadline();
 
-  // Commands: return false to close the connection.
-  boost::asio::awaitable<bool> dispatch(std::string_view name, const Params& params);
-  boost::asio::awaitable<bool> cmd_identify(const Params& params);
   // The TLS / snappy / deflate upgrades after the IDENTIFY response, with
   // their OK frames, in the spec's order; false when one failed.
-  boost::asio::awaitable<bool> upgrade(std::string identify_response);
+  boost::asio::awaitable<bool> run_upgrade(std::string identify_response);
   // Writes `bytes` now, while the write loop is paused for an upgrade.
   boost::asio::awaitable<bool> write_now(std::string_view bytes);
-  // AUTH enforcement for PUB/MPUB/DPUB (channel "") and SUB; sends the fatal
-  // error and returns false when denied. May query the auth server.
-  boost::asio::awaitable<bool> check_auth(std::string_view cmd, const std::string& topic,
-                                          const std::string& channel);
-  // Runs the auth query on a worker thread and resumes here with its result.
-  boost::asio::awaitable<tl::expected<auth::State, std::string>> query_auth();
-  boost::asio::awaitable<bool> cmd_auth(const Params& params);
-  boost::asio::awaitable<bool> cmd_pub(const Params& params);
-  boost::asio::awaitable<bool> cmd_mpub(const Params& params);
-  boost::asio::awaitable<bool> cmd_dpub(const Params& params);
-  boost::asio::awaitable<bool> publish_one_body(std::string_view cmd, const std::string& topic,
-                                                std::chrono::milliseconds delay);
-  boost::asio::awaitable<bool> publish(std::string_view cmd, const std::string& topic_name,
-                                       std::vector<std::string_view> bodies,
-                                       std::chrono::milliseconds defer);
-  boost::asio::awaitable<bool> cmd_sub(const Params& params);
-  bool subscribe(const std::string& topic_name, const std::string& channel_name);
-  bool cmd_rdy(const Params& params);
-  bool can_ack() const;
-  bool cmd_fin(const Params& params);
-  bool cmd_req(const Params& params);
-  bool cmd_touch(const Params& params);
-  bool cmd_cls(const Params& params);
 
-  // Responses and errors are written at once; message frames are batched by pump().
-  void send_response(std::string_view data);
-  // Sends the error; returns whether the connection stays open.
-  bool send_error(const ProtocolError& error);
-  bool fatal(std::string_view code, std::string text);
   void queue_bytes();
   // Sends what is queued at once when the socket takes it (plain streams);
   // whether it sent anything.
   bool flush_now();
   void pump();
-  void submit_spill(DiskWrites spill);
   void shut_down();
   void leave_channel();
 
@@ -139,11 +130,12 @@ class ClientConn : public Subscriber, public std::enable_shared_from_this<Client
   const ConnSecurity security_;
   Broker& broker_;
   ConnRegistry& registry_;
-  const ClientId id_;
-  const std::string remote_;
+  protocol::ClientState state_;
+  protocol::V2Session session_;
 
-  ReadBuffer in_;                 // read, not parsed yet
-  std::string line_;              // the command line being run (params point into it)
+  ReadBuffer in_;                 // read, not consumed yet
+  bool body_expected_ = false;    // the command read last asked for its body
+  std::optional<std::string> upgrade_;  // IDENTIFY's response, before an upgrade
   std::string out_;               // queued for the next write
   std::string writing_;           // in the write in flight
   bool write_in_flight_ = false;
@@ -162,31 +154,9 @@ class ClientConn : public Subscriber, public std::enable_shared_from_this<Client
   std::chrono::steady_clock::time_point write_started_;
   std::chrono::steady_clock::time_point next_heartbeat_;
 
-  State state_ = State::init;
-  NegotiatedIdentify settings_;
-  std::int64_t rdy_ = 0;
-  std::shared_ptr<Topic> topic_;
-  std::shared_ptr<Channel> channel_;
   std::vector<QueuedMessage> batch_;
   std::atomic<bool> wake_pending_{false};
   bool pump_needed_ = false;
-
-  // What /stats reads from other threads: counters are atomics; the rest is
-  // written by this connection's thread under stats_mu_ (and read by it
-  // without the lock, as the only writer).
-  mutable std::mutex stats_mu_;
-  std::map<std::string, std::uint64_t> pub_counts_;  // guarded by stats_mu_
-  const std::int64_t connect_ts_;
-  std::atomic<std::uint64_t> message_count_{0};
-  std::atomic<std::uint64_t> finish_count_{0};
-  std::atomic<std::uint64_t> requeue_count_{0};
-  std::atomic<bool> is_producer_{false};
-
-  // AUTH: the secret (kept to re-query on expiry) and the grant; read by
-  // stats() under stats_mu_.
-  std::string auth_secret_;
-  std::optional<auth::State> auth_;
-  std::string tls_version_, tls_cipher_;  // guarded by stats_mu_
 };
 
 }  // namespace nsq::nsqd

@@ -58,7 +58,7 @@ class BrokerTest : public ::testing::Test {
   static void publish(Topic& t, std::vector<std::string_view> bodies) {
     DiskWrites spill;
     ASSERT_FALSE(t.publish(bodies, 0ms, spill));
-    ASSERT_FALSE(perform_disk_writes(spill));
+    ASSERT_FALSE(DiskWriter(nullptr).write(spill));
   }
 
   testutil::TempDir dir_;

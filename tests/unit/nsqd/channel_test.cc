@@ -48,7 +48,7 @@ class ChannelTest : public ::testing::Test {
     }
     DiskWrites spill;
     ch.put(msgs, defer, spill);
-    EXPECT_FALSE(perform_disk_writes(spill));
+    EXPECT_FALSE(DiskWriter(nullptr).write(spill));
     return msgs;
   }
 
@@ -393,7 +393,7 @@ TEST_F(ChannelSpillTest, OverflowIsHandedOutAsDiskWritesAndReadBack) {
   EXPECT_EQ(ch->stats().depth, 2);  // not written yet
   EXPECT_EQ(ch->stats().message_count, 5u);
 
-  ASSERT_FALSE(perform_disk_writes(spill));
+  ASSERT_FALSE(DiskWriter(nullptr).write(spill));
   auto s = ch->stats();
   EXPECT_EQ(s.backend_depth, 3);
   EXPECT_EQ(s.depth, 5);
@@ -437,7 +437,7 @@ TEST_F(ChannelSpillTest, RequeueIntoAFullMemoryQueueSpills) {
   ASSERT_TRUE(d);
   EXPECT_EQ(d->header.id, got[0].msg->id());
   EXPECT_EQ(d->header.attempts, 1);  // attempts survive the trip to disk
-  ASSERT_FALSE(perform_disk_writes(spill));
+  ASSERT_FALSE(DiskWriter(nullptr).write(spill));
   EXPECT_EQ(ch->stats().depth, 3);
 }
 

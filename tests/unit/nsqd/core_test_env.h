@@ -117,14 +117,16 @@ class CoreEnv {
         disk_syncs(std::make_shared<diskqueue::SyncScheduler>()),
         pool(std::make_unique<WorkerPool>(2)),
         deadlines(std::make_unique<diskqueue::SyncScheduler>()),
+        writer([this](std::error_code ec) {
+          if (!ec) return;
+          std::lock_guard lock(mu_);
+          disk_errors_.push_back(ec);
+        }),
         ctx{options,
             *log,
             *pool,
+            writer,
             *deadlines,
-            [this](std::error_code ec) {
-              std::lock_guard lock(mu_);
-              disk_errors_.push_back(ec);
-            },
             [this](const std::string& name) { return open_backend(name); },
             [this] { ++topology_changes; },
             nullptr} {
@@ -168,6 +170,7 @@ class CoreEnv {
   std::shared_ptr<diskqueue::SyncScheduler> disk_syncs;
   std::unique_ptr<WorkerPool> pool;
   std::unique_ptr<diskqueue::SyncScheduler> deadlines;
+  DiskWriter writer;
   std::atomic<int> topology_changes{0};
   QueueContext ctx;
 

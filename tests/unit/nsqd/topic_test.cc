@@ -52,7 +52,7 @@ class TopicTest : public ::testing::Test {
     std::vector<std::string_view> bodies(owned.begin(), owned.end());
     DiskWrites spill;
     ASSERT_FALSE(t.publish(bodies, defer, spill));
-    ASSERT_FALSE(perform_disk_writes(spill));
+    ASSERT_FALSE(DiskWriter(nullptr).write(spill));
   }
 
   // Subscribes client `id` and takes (finishing each) until `n` messages came.
@@ -167,7 +167,7 @@ TEST_F(TopicSmallMemTest, BacklogOverflowGoesToTheTopicDiskQueueAndIsDrained) {
       }
     }
     EXPECT_EQ(spilled, names("x", 10, 20));  // the first 10 stay in memory
-    ASSERT_FALSE(perform_disk_writes(spill));
+    ASSERT_FALSE(DiskWriter(nullptr).write(spill));
   }
   auto s = t->stats();
   EXPECT_EQ(s.depth, 30);
@@ -191,7 +191,7 @@ TEST_F(TopicSmallMemTest, OverflowOfOnePublishIsOneDiskWrite) {
   ASSERT_FALSE(t->publish(b, 0ms, spill));
   ASSERT_EQ(spill.size(), 1u);
   EXPECT_EQ(spill[0].records.size(), 20u);
-  ASSERT_FALSE(perform_disk_writes(spill));
+  ASSERT_FALSE(DiskWriter(nullptr).write(spill));
 }
 
 TEST_F(TopicSmallMemTest, PublishingWhileDrainingLosesAndDuplicatesNothing) {
@@ -244,7 +244,7 @@ TEST_F(TopicNoMemTest, EverythingGoesThroughTheChannelDiskQueueInOrder) {
     ASSERT_EQ(spill.size(), 1u);
     EXPECT_EQ(spill[0].records.size(), 20u);
     EXPECT_EQ(ch->stats().depth, 0);
-    ASSERT_FALSE(perform_disk_writes(spill));
+    ASSERT_FALSE(DiskWriter(nullptr).write(spill));
   }
   EXPECT_EQ(ch->stats().backend_depth, 20);
   EXPECT_EQ(bodies(consume(*ch, 1, 20)), names("d", 0, 20));

@@ -1,0 +1,122 @@
+// PUB, DPUB and MPUB: the line's checks, then the body's messages go to
+// the topic, and the OK waits for the disk where they went to disk.
+#include <chrono>
+#include <vector>
+
+#include "core/broker.h"
+#include "nsq/names.h"
+#include "nsq/parse.h"
+#include "protocol/errors.h"
+#include "protocol/handlers/completion.h"
+#include "protocol/handlers/handlers.h"
+
+namespace nsq::nsqd::protocol::handlers {
+
+namespace {
+
+using std::chrono::milliseconds;
+
+// DPUB's delay, checked as nsqd checks it (Go's wrapping conversion, then
+// 0..--max-req-timeout).
+tl::expected<milliseconds, ProtocolError> dpub_delay(const Options& o, std::string_view param) {
+  auto defer = parse_decimal_digits(param);
+  if (!defer) {
+    return tl::unexpected(
+        error(ErrorCode::invalid, "DPUB could not parse timeout " + std::string(param)));
+  }
+  const std::chrono::nanoseconds timeout(go_millis_to_nanos(*defer));
+  if (timeout.count() < 0 || timeout > o.max_req_timeout) {
+    return tl::unexpected(error(
+        ErrorCode::invalid,
+        "DPUB timeout " + std::to_string(*defer) + " out of range 0-" +
+            std::to_string(std::chrono::duration_cast<milliseconds>(o.max_req_timeout).count())));
+  }
+  return std::chrono::duration_cast<milliseconds>(timeout);
+}
+
+// Publishes bodies that point into the connection's read buffer: it is not
+// touched until this returns, because the read loop waits for it.
+awaitable<bool> publish(V2Client& client, std::string_view cmd, const std::string& topic_name,
+                        std::vector<std::string_view> bodies, milliseconds defer) {
+  auto topic = client.broker().get_or_create_topic(topic_name);
+  if (!topic) co_return client.fail(failed(cmd, "exiting"));
+  DiskWrites spill;
+  if (std::error_code ec = topic->publish(bodies, defer, spill)) {
+    co_return client.fail(failed(cmd, ec.message()));
+  }
+  if (!spill.empty()) {
+    // Without holding a disk thread while it waits: with --sync-publish,
+    // concurrent publishers share each fsync.
+    Completion<std::error_code> written(client.executor());
+    std::optional<std::error_code> now =
+        client.broker().disk_writer().submit(std::move(spill), written.callback());
+    std::error_code ec;
+    if (now) {
+      ec = *now;
+    } else {
+      ec = co_await written.wait();
+      client.resumed_from_disk();
+    }
+    if (ec) co_return client.fail(failed(cmd, ec.message()));
+  }
+  client.state().count_published(topic_name, bodies.size());
+  client.respond("OK");
+  co_return true;
+}
+
+}  // namespace
+
+bool pub(V2Client& client, const CommandLine& command) {
+  if (command.params.empty()) return client.fail(insufficient_params("PUB"));
+  if (!is_valid_topic_name(command.params[0])) {
+    return client.fail(bad_topic("PUB", command.params[0]));
+  }
+  client.expect_body(BodyKind::message);
+  return true;
+}
+
+bool dpub(V2Client& client, const CommandLine& command) {
+  if (command.params.size() < 2) return client.fail(insufficient_params("DPUB"));
+  if (!is_valid_topic_name(command.params[0])) {
+    return client.fail(bad_topic("DPUB", command.params[0]));
+  }
+  auto delay = dpub_delay(client.broker().options(), command.params[1]);
+  if (!delay) return client.fail(delay.error());
+  client.expect_body(BodyKind::message);
+  return true;
+}
+
+awaitable<bool> mpub(V2Client& client, const CommandLine& command) {
+  if (command.params.empty()) co_return client.fail(insufficient_params("MPUB"));
+  std::string topic(command.params[0]);
+  if (!is_valid_topic_name(topic)) {
+    // v1.3.0 really repeats the code in the text.
+    ProtocolError e = bad_topic("MPUB", topic);
+    e.text = e.code + " " + e.text;
+    co_return client.fail(e);
+  }
+  const std::string no_channel;
+  if (!co_await check_auth(client, "MPUB", topic, no_channel)) co_return false;
+  // nsqd creates the topic before it reads the body.
+  if (!client.broker().get_or_create_topic(topic)) {
+    co_return client.fail(failed("MPUB", "exiting"));
+  }
+  client.expect_body(BodyKind::mpub);
+  co_return true;
+}
+
+// (Named locals, not temporaries, as co_await arguments: GCC 12
+// miscompiles a braced list there.)
+awaitable<bool> publish_body(V2Client& client, const CommandLine& command, const Step& body) {
+  const std::string_view cmd = command.name;
+  const std::string topic(command.params[0]);
+  milliseconds delay(0);
+  if (cmd == "MPUB") co_return co_await publish(client, cmd, topic, body.messages, delay);
+  const std::string no_channel;
+  if (!co_await check_auth(client, cmd, topic, no_channel)) co_return false;
+  if (cmd == "DPUB") delay = *dpub_delay(client.broker().options(), command.params[1]);
+  std::vector<std::string_view> bodies(1, body.body);
+  co_return co_await publish(client, cmd, topic, std::move(bodies), delay);
+}
+
+}  // namespace nsq::nsqd::protocol::handlers
