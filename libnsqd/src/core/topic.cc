@@ -4,7 +4,7 @@
 
 #include <optional>
 
-#include "diskqueue/errc.h"
+#include "nsqd/errc.h"
 #include "nsq/names.h"
 #include "core/worker_pool.h"
 
@@ -36,7 +36,7 @@ std::error_code Topic::publish(std::span<const std::string_view> bodies,
   std::vector<std::shared_ptr<Channel>> targets;
   {
     std::lock_guard lock(mu_);
-    if (exiting_) return make_error_code(diskqueue::errc::exiting);
+    if (exiting_) return make_error_code(errc::exiting);
     message_count_ += bodies.size();
     std::int64_t now = unix_nanos();
     auto next_id = [&] {

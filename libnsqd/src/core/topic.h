@@ -43,7 +43,7 @@ class Topic : public std::enable_shared_from_this<Topic> {
   const std::string& name() const noexcept { return name_; }
   bool ephemeral() const noexcept { return ephemeral_; }
 
-  // errc-style failure: "exiting" when the topic is being deleted or closed.
+  // errc::exiting when the topic is being deleted or closed.
   std::error_code publish(std::span<const std::string_view> bodies, std::chrono::milliseconds defer,
                           DiskWrites& spill);
 

@@ -12,7 +12,7 @@
 #include <vector>
 
 #include "core_test_env.h"
-#include "diskqueue/errc.h"
+#include "nsqd/errc.h"
 #include "nsq/names.h"
 
 namespace nsq::nsqd {
@@ -370,7 +370,7 @@ TEST_F(TopicTest, CloseForShutdownPersistsTheBacklogAndTheChannels) {
   t->close_for_shutdown();
   DiskWrites spill;
   std::vector<std::string_view> one{"late"};
-  EXPECT_EQ(t->publish(one, 0ms, spill), make_error_code(diskqueue::errc::exiting));
+  EXPECT_EQ(t->publish(one, 0ms, spill), make_error_code(errc::exiting));
   auto q = env_.open_backend("t");
   ASSERT_TRUE(q);
   EXPECT_EQ(q->depth(), 4);
@@ -405,7 +405,7 @@ TEST_F(TopicTest, RemovedTopicRefusesPublishesAndChannels) {
   EXPECT_EQ(t->channel_count(), 0u);
   DiskWrites spill;
   std::vector<std::string_view> one{"x"};
-  EXPECT_EQ(t->publish(one, 0ms, spill), make_error_code(diskqueue::errc::exiting));
+  EXPECT_EQ(t->publish(one, 0ms, spill), make_error_code(errc::exiting));
   EXPECT_EQ(t->get_or_create_channel("d"), nullptr);
 }
 

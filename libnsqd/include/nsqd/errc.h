@@ -1,0 +1,24 @@
+#pragma once
+
+#include <system_error>
+#include <type_traits>
+
+namespace nsq::nsqd {
+
+// Expected failures of the broker core, as std::error_code (the libnsqd
+// convention: see libnsqd/README.md). A disk failure stays the disk
+// queue's own code (nsq::diskqueue::errc or errno).
+enum class errc {
+  exiting = 1,  // the topic or channel is being deleted, or nsqd is shutting down
+};
+
+const std::error_category& error_category() noexcept;
+
+inline std::error_code make_error_code(errc e) noexcept {
+  return {static_cast<int>(e), error_category()};
+}
+
+}  // namespace nsq::nsqd
+
+template <>
+struct std::is_error_code_enum<nsq::nsqd::errc> : std::true_type {};

@@ -1,0 +1,27 @@
+#include "nsqd/errc.h"
+
+#include <string>
+
+namespace nsq::nsqd {
+namespace {
+
+class Category final : public std::error_category {
+ public:
+  const char* name() const noexcept override { return "nsqd"; }
+  // The texts are Go nsqd's: they end up in E_PUB_FAILED replies.
+  std::string message(int value) const override {
+    switch (static_cast<errc>(value)) {
+      case errc::exiting: return "exiting";
+    }
+    return "unknown nsqd error";
+  }
+};
+
+}  // namespace
+
+const std::error_category& error_category() noexcept {
+  static const Category category;
+  return category;
+}
+
+}  // namespace nsq::nsqd
