@@ -1,11 +1,11 @@
 #include "file_io.h"
 
-#include <cerrno>
 #include <fcntl.h>
 #include <sys/uio.h>
 #include <unistd.h>
 
 #include <algorithm>
+#include <cerrno>
 #include <cstring>
 #include <string>
 
@@ -84,19 +84,6 @@ bool all_zero(int fd, std::int64_t from, std::int64_t to) {
     from += static_cast<std::int64_t>(want);
   }
   return true;
-}
-
-std::error_code write_file_atomic(const std::filesystem::path& path, std::string_view content,
-                                  std::uint32_t tmp_suffix) {
-  std::string tmp = path.string() + "." + std::to_string(tmp_suffix) + ".tmp";
-  int fd = ::open(tmp.c_str(), O_RDWR | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
-  if (fd < 0) return errno_code();
-  std::error_code ec = pwrite_full(fd, content, 0);
-  if (!ec && ::fsync(fd) != 0) ec = errno_code();
-  if (::close(fd) != 0 && !ec) ec = errno_code();
-  if (!ec && ::rename(tmp.c_str(), path.c_str()) != 0) ec = errno_code();
-  if (ec) ::unlink(tmp.c_str());
-  return ec;
 }
 
 std::error_code read_small_file(const std::filesystem::path& path, std::string& out) {

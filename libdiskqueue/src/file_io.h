@@ -7,7 +7,8 @@
 #include <system_error>
 
 // Thin POSIX helpers: whole-buffer pread/pwrite that retry short transfers and
-// EINTR, and report errno as std::error_code.
+// EINTR, and report errno as std::error_code. (The atomic file replacement
+// is public: diskqueue/atomic_file.h.)
 namespace nsq::diskqueue::file_io {
 
 std::error_code errno_code();
@@ -27,11 +28,6 @@ struct ZeroFill {
 ZeroFill write_zeros(int fd, std::int64_t offset, std::int64_t size);
 // Whether the bytes in [from, to) all read as zero (false on a read error).
 bool all_zero(int fd, std::int64_t from, std::int64_t to);
-
-// Writes `content` to `path` atomically: a temporary sibling named
-// "<path>.<tmp_suffix>.tmp" is written, fsynced and renamed over `path`.
-std::error_code write_file_atomic(const std::filesystem::path& path, std::string_view content,
-                                  std::uint32_t tmp_suffix);
 
 // Reads a whole (small) file. ENOENT is returned as is so callers can tell "missing".
 std::error_code read_small_file(const std::filesystem::path& path, std::string& out);

@@ -2,8 +2,9 @@
 
 #include <spdlog/spdlog.h>
 
-#include "core/atomic_file.h"
 #include "core/metadata.h"
+#include "core/read_file.h"
+#include "diskqueue/atomic_file.h"
 #include "nsq/names.h"
 
 namespace nsq::nsqd {

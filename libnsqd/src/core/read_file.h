@@ -3,17 +3,11 @@
 #include <filesystem>
 #include <optional>
 #include <string>
-#include <string_view>
-#include <system_error>
-
 #include <tl/expected.hpp>
 
-// nsqd.dat's file I/O, as Go nsqd does it.
+// Reading nsqd.dat as Go nsqd does (it is written by
+// diskqueue::write_file_atomic, diskqueue/atomic_file.h).
 namespace nsq::nsqd {
-
-// Writes `path` as NSQ does: "<path>.<random>.tmp" (mode 0600), fsync,
-// rename over `path`.
-std::error_code write_file_atomically(const std::filesystem::path& path, std::string_view content);
 
 // The whole of `path`, as Go's os.ReadFile: nullopt when it does not exist
 // (ENOENT only: a file that cannot be opened or read for any other reason is
