@@ -150,6 +150,11 @@ std::optional<PeerInfo> parse_peer_info(std::string_view body) {
   constexpr unsigned kFlags = rapidjson::kParseDefaultFlags | rapidjson::kParseIterativeFlag |
                               rapidjson::kParseNumbersAsStringsFlag |
                               rapidjson::kParseStopWhenDoneFlag;
+  // Both rewrites keep what Go accepts and refuses (see go_json.h).
+  std::optional<std::string> replaced = go_json::replace_lone_surrogate_escapes(body);
+  if (replaced) body = *replaced;
+  std::optional<std::string> tamed = go_json::tame_big_numbers(body);
+  if (tamed) body = *tamed;
   PeerInfo info;
   PeerInfoHandler handler(info);
   rapidjson::MemoryStream stream(body.data(), body.size());

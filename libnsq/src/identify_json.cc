@@ -209,8 +209,11 @@ Result<IdentifyRequest> parse_identify_json(std::string_view json) {
                               rapidjson::kParseStopWhenDoneFlag;
   IdentifyRequest request;
   IdentifyHandler handler(request);
+  // Both rewrites keep what Go accepts and refuses (see go_json.h).
   std::optional<std::string> replaced = go_json::replace_lone_surrogate_escapes(json);
   if (replaced) json = *replaced;
+  std::optional<std::string> tamed = go_json::tame_big_numbers(json);
+  if (tamed) json = *tamed;
   rapidjson::MemoryStream stream(json.data(), json.size());
   rapidjson::Reader reader;
   if (reader.Parse<kFlags>(stream, handler).IsError()) {

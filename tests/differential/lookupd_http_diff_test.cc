@@ -1,5 +1,6 @@
-// nsqlookupd's HTTP routing, ours against Go nsqlookupd v1.3.0 (issue 17):
-// the same request bytes to both, the answers compared (see http_diff_test.cc).
+// nsqlookupd's HTTP routing and its peers' IDENTIFY JSON, ours against Go
+// nsqlookupd v1.3.0 (issue 17): the same bytes to both, the answers compared
+// (see http_diff_test.cc).
 #include <memory>
 #include <string>
 #include <vector>
@@ -107,6 +108,31 @@ TEST_F(LookupdHttpDiff, MalformedRequests) {
        }) {
     SCOPED_TRACE(printable(req));
     expect_same(req);
+  }
+}
+
+// A peer's IDENTIFY over TCP (V1) with what Go's encoding/json takes and
+// RapidJSON alone would not: a lone surrogate escape, a number too big for
+// a double under an unknown key (and under tcp_port, which both refuse).
+// The answer is the peer info (the same on both but for the ports) or an error.
+TEST_F(LookupdHttpDiff, IdentifyJsonAsGoDecodesIt) {
+  auto verdict = [](const std::string& answer) {
+    return answer.find("E_BAD_BODY") != std::string::npos ? "E_BAD_BODY"
+           : answer.find("\"version\"") != std::string::npos ? "peer info"
+                                                            : "other: " + printable(answer);
+  };
+  const std::string base = R"("http_port":2,"version":"1","hostname":"h")";
+  for (const std::string& json : std::vector<std::string>{R"({"tcp_port":1,"broadcast_address":"\ud800",)" + base + "}",
+                           R"({"tcp_port":1,"broadcast_address":"b","x":1e999,)" + base + "}",
+                           R"({"tcp_port":1,"broadcast_address":"b","x":-1e400,)" + base + "}",
+                           R"({"tcp_port":1e999,"broadcast_address":"b",)" + base + "}",
+                           R"({"tcp_port":1,"broadcast_address":"b",)" + base + "}"}) {
+    SCOPED_TRACE(json);
+    std::string bytes = "  V1IDENTIFY\n";
+    bytes += be32(static_cast<std::uint32_t>(json.size())) + json;
+    const std::string theirs = exchange(go_.tcp_port(), bytes, false, ms(500)).received;
+    const std::string mine = exchange(ours_.tcp_port(), bytes, false, ms(500)).received;
+    EXPECT_EQ(verdict(mine), verdict(theirs));
   }
 }
 

@@ -106,12 +106,17 @@ TEST_F(ProtocolDiff, IntegersWrapAsGo) {
   }
 }
 
-// IDENTIFY JSON with a lone UTF-16 surrogate escape: Go's encoding/json takes
-// it (as U+FFFD).
-TEST_F(ProtocolDiff, IdentifyWithLoneSurrogates) {
+// IDENTIFY JSON with what Go's encoding/json takes and RapidJSON alone would
+// not: a lone UTF-16 surrogate escape (as U+FFFD), a number too big for a
+// double under a key nsqd ignores (refused under an integer field).
+TEST_F(ProtocolDiff, IdentifyJsonAsGoDecodesIt) {
   ASSERT_TRUE(start_both());
-  for (std::string json : {R"({"client_id":"\ud800"})", R"({"client_id":"a\udc00b","hostname":"\ud800\ud800"})",
-                           R"({"client_id":"\ud83d\ude00"})", R"({"client_id":"\ud80"})"}) {
+  for (const std::string& json : std::vector<std::string>{R"({"client_id":"\ud800"})", R"({"client_id":"a\udc00b","hostname":"\ud800\ud800"})",
+                           R"({"client_id":"\ud83d\ude00"})", R"({"client_id":"\ud80"})",
+                           R"({"x":1e999})", R"({"x":-1E+400,"client_id":"c"})",
+                           R"({"heartbeat_interval":1e999})", R"({"msg_timeout":1e309})",
+                           "{\"x\":" + std::string(400, '9') + "}",
+                           "{\"sample_rate\":" + std::string(400, '9') + "}"}) {
     SCOPED_TRACE(json);
     expect_same_conversation(kMagic + "IDENTIFY\n" + be32(static_cast<std::uint32_t>(json.size())) +
                              json + "NOP\n");

@@ -1,5 +1,6 @@
 #pragma once
 
+#include <algorithm>
 #include <charconv>
 #include <cstddef>
 #include <optional>
@@ -59,6 +60,52 @@ inline int utf16_escape_at(std::string_view json, std::size_t at) noexcept {
   return ec == std::errc() && end == json.data() + at + 6 ? unit : -1;
 }
 
+constexpr bool is_digit(char c) noexcept { return c >= '0' && c <= '9'; }
+
+// The length of the JSON number at json[at]
+// (-?(0|[1-9][0-9]*)(.[0-9]+)?([eE][+-]?[0-9]+)?), or 0 if none starts there.
+inline std::size_t number_length(std::string_view json, std::size_t at) noexcept {
+  std::size_t i = at;
+  auto digits = [&] {
+    const std::size_t from = i;
+    while (i < json.size() && is_digit(json[i])) ++i;
+    return i > from;
+  };
+  if (i < json.size() && json[i] == '-') ++i;
+  if (i < json.size() && json[i] == '0') {
+    ++i;
+  } else if (!digits()) {
+    return 0;
+  }
+  if (i + 1 < json.size() && json[i] == '.' && is_digit(json[i + 1])) {
+    ++i;
+    digits();
+  }
+  if (i < json.size() && (json[i] == 'e' || json[i] == 'E')) {
+    std::size_t mark = i++;
+    if (i < json.size() && (json[i] == '+' || json[i] == '-')) ++i;
+    if (!digits()) i = mark;
+  }
+  return i - at;
+}
+
+// Whether RapidJSON could refuse the number (too big for a double: about
+// 300 integer digits, or a positive exponent near 308), generously.
+inline bool may_overflow_double(std::string_view number) noexcept {
+  const std::size_t e = number.find_first_of("eE");
+  const std::string_view mantissa = number.substr(0, e);
+  const std::size_t integer_digits = mantissa.find('.') == std::string_view::npos
+                                         ? mantissa.size()
+                                         : mantissa.find('.');
+  if (integer_digits > 290) return true;
+  if (e == std::string_view::npos) return false;
+  std::string_view exponent = number.substr(e + 1);
+  if (exponent.starts_with('-')) return false;
+  if (exponent.starts_with('+')) exponent.remove_prefix(1);
+  exponent.remove_prefix(std::min(exponent.find_first_not_of('0'), exponent.size()));
+  return exponent.size() > 2 && (exponent.size() > 3 || exponent >= "290");
+}
+
 constexpr bool is_high_surrogate(int u) noexcept { return u >= 0xD800 && u <= 0xDBFF; }
 constexpr bool is_low_surrogate(int u) noexcept { return u >= 0xDC00 && u <= 0xDFFF; }
 
@@ -101,6 +148,56 @@ inline std::optional<std::string> replace_lone_surrogate_escapes(std::string_vie
   }
   if (out) out->append(json.substr(copied));
   return out;
+}
+
+// Go's scanner takes any number (1e999, a thousand digits); RapidJSON
+// refuses one too big for a double even when it passes numbers as text.
+// Each number outside a string for which `replace(number)` holds becomes
+// "0e0" (keeping its sign; "0" when shorter) padded with spaces: the same
+// offsets, still valid JSON, and a number that is no integer stays none (an
+// integer field refuses it, as Go refuses 1e999 there). nullopt when
+// nothing was replaced.
+template <class Predicate>
+std::optional<std::string> replace_numbers(std::string_view json, Predicate replace) {
+  std::optional<std::string> out;
+  bool in_string = false;
+  for (std::size_t i = 0; i < json.size(); ++i) {
+    const char c = json[i];
+    if (in_string) {
+      if (c == '\\') {
+        ++i;
+      } else if (c == '"') {
+        in_string = false;
+      }
+      continue;
+    }
+    if (c == '"') {
+      in_string = true;
+      continue;
+    }
+    if (c != '-' && !detail::is_digit(c)) continue;
+    const std::size_t n = detail::number_length(json, i);
+    if (n == 0) continue;
+    if (!replace(json.substr(i, n))) {
+      i += n - 1;
+      continue;
+    }
+    if (!out) out.emplace(json);
+    const std::size_t sign = c == '-' ? 1 : 0;  // kept: "--1" must not become "-0"
+    std::string_view zero = "0e0";
+    const std::size_t room = n - sign;
+    if (room < zero.size()) zero = "0";
+    std::copy(zero.begin(), zero.end(), out->begin() + static_cast<std::ptrdiff_t>(i + sign));
+    std::fill_n(out->begin() + static_cast<std::ptrdiff_t>(i + sign + zero.size()),
+                room - zero.size(), ' ');
+    i += n - 1;
+  }
+  return out;
+}
+
+// The numbers RapidJSON would refuse, as replace_numbers() rewrites them.
+inline std::optional<std::string> tame_big_numbers(std::string_view json) {
+  return replace_numbers(json, detail::may_overflow_double);
 }
 
 }  // namespace nsq::go_json

@@ -323,69 +323,6 @@ std::string quote_char(char c) {
   return std::string("'\\x") + kHex[u >> 4] + kHex[u & 0xf] + "'";
 }
 
-bool is_digit(char c) noexcept { return c >= '0' && c <= '9'; }
-
-// The length of the JSON number at json[at] (-?(0|[1-9][0-9]*)(.[0-9]+)?([eE][+-]?[0-9]+)?),
-// or 0 if none starts there.
-std::size_t number_length(std::string_view json, std::size_t at) noexcept {
-  std::size_t i = at;
-  auto digits = [&] {
-    const std::size_t from = i;
-    while (i < json.size() && is_digit(json[i])) ++i;
-    return i > from;
-  };
-  if (i < json.size() && json[i] == '-') ++i;
-  if (i < json.size() && json[i] == '0') {
-    ++i;
-  } else if (!digits()) {
-    return 0;
-  }
-  if (i + 1 < json.size() && json[i] == '.' && is_digit(json[i + 1])) {
-    ++i;
-    digits();
-  }
-  if (i < json.size() && (json[i] == 'e' || json[i] == 'E')) {
-    std::size_t mark = i++;
-    if (i < json.size() && (json[i] == '+' || json[i] == '-')) ++i;
-    if (!digits()) i = mark;
-  }
-  return i - at;
-}
-
-// Go's scanner takes any number (1e999, a thousand digits); RapidJSON
-// refuses one too big for a double even when it passes numbers as text.
-// nsqd.dat has no number field (a number is skipped or a type error), so
-// every number outside a string becomes 0 (or -0) padded with spaces, which
-// keeps the offsets and what is valid JSON. nullopt when there is none (nsqd writes none).
-std::optional<std::string> zero_numbers(std::string_view json) {
-  std::optional<std::string> out;
-  bool in_string = false;
-  for (std::size_t i = 0; i < json.size(); ++i) {
-    const char c = json[i];
-    if (in_string) {
-      if (c == '\\') {
-        ++i;
-      } else if (c == '"') {
-        in_string = false;
-      }
-      continue;
-    }
-    if (c == '"') {
-      in_string = true;
-      continue;
-    }
-    if (c != '-' && !is_digit(c)) continue;
-    const std::size_t n = number_length(json, i);
-    if (n == 0) continue;
-    if (!out) out.emplace(json);
-    const std::size_t sign = c == '-' ? 1 : 0;  // kept: "--1" must not become "-0"
-    (*out)[i + sign] = '0';
-    std::fill_n(out->begin() + static_cast<std::ptrdiff_t>(i + sign + 1), n - sign - 1, ' ');
-    i += n - 1;
-  }
-  return out;
-}
-
 Topology to_topology(MetadataSlot&& m) {
   Topology out;
   out.version = std::move(m.version);
@@ -408,7 +345,10 @@ tl::expected<Topology, std::string> decode(std::string_view json) {
   // Both rewrites keep every offset (and the kind of every value).
   std::optional<std::string> replaced = go_json::replace_lone_surrogate_escapes(json);
   if (replaced) json = *replaced;
-  std::optional<std::string> zeroed = zero_numbers(json);
+  // nsqd.dat has no number field (a number is skipped or a type error):
+  // every number can go, the ones RapidJSON would refuse with them.
+  std::optional<std::string> zeroed =
+      go_json::replace_numbers(json, [](std::string_view) { return true; });
   if (zeroed) json = *zeroed;
   MetadataHandler handler;
   rapidjson::MemoryStream stream(json.data(), json.size());

@@ -97,6 +97,16 @@ TEST(ParseIdentifyJsonTest, UnknownKeysOfAnyShapeAreIgnored) {
   EXPECT_EQ(r.client_id, "");
 }
 
+// Go's scanner takes numbers no double holds; RapidJSON alone would not.
+TEST(ParseIdentifyJsonTest, NumbersBeyondADoubleAsGo) {
+  EXPECT_EQ(ok(R"({"x":1e999,"y":-1E+400,"z":[1e309],"hostname":"h"})").hostname, "h");
+  EXPECT_EQ(ok("{\"x\":" + std::string(400, '9') + ",\"hostname\":\"h\"}").hostname, "h");
+  EXPECT_EQ(ok(R"({"x":1e-999999,"msg_timeout":7})").msg_timeout, 7);
+  // Under an integer field, as Go: not an integer.
+  bad(R"({"heartbeat_interval":1e999})");
+  bad("{\"sample_rate\":" + std::string(400, '9') + "}");
+}
+
 TEST(ParseIdentifyJsonTest, KnownKeysInsideNestedValuesAreNotFields) {
   const auto r = ok(R"({"x":{"client_id":"inner","heartbeat_interval":1.5},"y":[{"snappy":"no"}]})");
   EXPECT_EQ(r, IdentifyRequest{});
