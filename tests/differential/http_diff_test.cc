@@ -307,12 +307,15 @@ TEST_F(HttpDiff, Config) {
     expect_same_get("GET", std::string("/config/") + opt);
   }
   // The odd one is shown as json.Marshal writes it: < > & U+2028 U+2029
-  // escaped, \b \f as \u0008 \u000c, DEL and other UTF-8 as they are.
+  // escaped, \b \f as \u0008 \u000c, DEL and other UTF-8 as they are. The
+  // last ones hold bytes that are not UTF-8, which Go's decoder stores as
+  // U+FFFD.
   for (const char* body : {"null", "[\"127.0.0.1:1\",\"127.0.0.1:1\"]", "[\"a\"]", "[]",
                            " [ \"\\u0031:2\" ] ", "[1]", "{}",
                            "\"x\"", "[\"a\"] x", "", "nul",
                            "[\"a<b>&c\\u2028\\u2029\\b\\f\\u0001\\u007f\\\"\\\\ "
-                           "\xc3\xa9\xe2\x80\xa8x\"]"}) {
+                           "\xc3\xa9\xe2\x80\xa8x\"]",
+                           "[\"bad\xff" "host:1\"]", "[\"\xe2\x80:2\",\"\xc0\xaf:3\"]"}) {
     SCOPED_TRACE(body);
     expect_same_get("PUT", "/config/nsqlookupd_tcp_addresses", body);
     expect_same_get("GET", "/config/nsqlookupd_tcp_addresses");

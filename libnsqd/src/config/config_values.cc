@@ -11,12 +11,6 @@ namespace {
 
 using Render = std::function<std::string(const Options&)>;
 
-}  // namespace
-
-std::string json_quote(std::string_view s) { return json::quote(s); }
-
-namespace {
-
 // V1 encoding: strings raw, everything else JSON.
 Render raw(std::string Options::*field) {
   return [field](const Options& o) { return o.*field; };

@@ -19,9 +19,7 @@ struct ConfigValue {
 // nullopt: `key` is not a config key of nsqd (400 INVALID_OPTION).
 std::optional<ConfigValue> config_value(const Options& options, std::string_view key);
 
-// JSON as Go's json.Marshal writes it (nsq/json/writer.h): a list of strings,
-// one string (the name /info and the lookupd IDENTIFY still call it by).
+// A list of strings as Go's json.Marshal writes it (nsq/json/writer.h).
 std::string string_list_json(const std::vector<std::string>& values);
-std::string json_quote(std::string_view s);
 
 }  // namespace nsq::nsqd

@@ -14,8 +14,10 @@
 #include "config/config_values.h"
 #include "net/conn_registry.h"
 #include "nsq/http/router.h"
+#include "nsq/json/writer.h"
 #include "nsq/mpub.h"
 #include "nsq/names.h"
+#include "nsq/utf8.h"
 #include "nsqd/options_parser.h"
 #include "config/option_fields.h"
 #include "stats/prometheus.h"
@@ -233,7 +235,8 @@ void HttpApi::do_ping(const Request&, const Reply& reply) {
 void HttpApi::do_info(const Request&, const Reply& reply) {
   const Options& o = broker_.options();
   std::string json = "{\"version\":\"1.3.0\",\"broadcast_address\":" +
-                     json_quote(o.broadcast_address) + ",\"hostname\":" + json_quote(node_.hostname);
+                     json::quote(o.broadcast_address) +
+                     ",\"hostname\":" + json::quote(node_.hostname);
   json += ",\"http_port\":" + std::to_string(node_.http_port()) +
           ",\"tcp_port\":" + std::to_string(node_.tcp_port()) +
           ",\"start_time\":" + std::to_string(node_.start_time) +
@@ -598,7 +601,9 @@ void HttpApi::do_config(const std::string& opt, const Request& req, const Reply&
           ok = false;
           break;
         }
-        addresses.emplace_back(v.GetString(), v.GetStringLength());
+        // Go's decoder stores each invalid UTF-8 byte as U+FFFD.
+        addresses.push_back(
+            utf8::sanitize(std::string_view(v.GetString(), v.GetStringLength())));
       }
     }
     if (!ok) {

@@ -14,10 +14,10 @@
 #include <future>
 #include <set>
 
-#include "config/config_values.h"
 #include "lookup/lookupd_parse.h"
 #include "nsq/endian.h"
 #include "nsq/http/client.h"
+#include "nsq/json/writer.h"
 
 namespace nsq::nsqd {
 namespace {
@@ -256,8 +256,8 @@ bool LookupClient::connect(Peer& peer) {
   log_->info("LOOKUP connecting to {}", peer.address);
 
   const Identity& id = settings_.identity;
-  std::string json = "{\"broadcast_address\":" + json_quote(id.broadcast_address) +
-                     ",\"hostname\":" + json_quote(id.hostname) +
+  std::string json = "{\"broadcast_address\":" + json::quote(id.broadcast_address) +
+                     ",\"hostname\":" + json::quote(id.hostname) +
                      ",\"http_port\":" + std::to_string(id.http_port) +
                      ",\"tcp_port\":" + std::to_string(id.tcp_port) + ",\"version\":\"1.3.0\"}";
   std::string identify = "  V1IDENTIFY\n";
