@@ -86,3 +86,27 @@ function(nsq_add_fuzzer name)
   target_include_directories(${name} SYSTEM PRIVATE ${RAPIDJSON_INCLUDE_DIRS})
   nsq_set_warnings(${name})
 endfunction()
+
+# nsq_add_tool(NAME [SOURCES a.cc ...] [LIBS x ...] [RAPIDJSON]
+#              [MAIN_SOURCES b.cc ...] [MAIN_LIBS y ...])
+# The program NAME from main.cc and MAIN_SOURCES, linking MAIN_LIBS. With
+# SOURCES, everything else is the static library NAME_lib (linking LIBS,
+# PUBLIC unless a keyword says otherwise; RAPIDJSON adds RapidJSON's headers
+# privately) which the program links and the tests reach, the tool's folder
+# on its include path.
+function(nsq_add_tool name)
+  cmake_parse_arguments(T "RAPIDJSON" "" "SOURCES;LIBS;MAIN_SOURCES;MAIN_LIBS" ${ARGN})
+  if(T_SOURCES)
+    add_library(${name}_lib STATIC ${T_SOURCES})
+    target_include_directories(${name}_lib PUBLIC ${CMAKE_CURRENT_SOURCE_DIR})
+    if(T_RAPIDJSON)
+      target_include_directories(${name}_lib SYSTEM PRIVATE ${RAPIDJSON_INCLUDE_DIRS})
+    endif()
+    target_link_libraries(${name}_lib PUBLIC ${T_LIBS})
+    nsq_set_warnings(${name}_lib)
+    list(PREPEND T_MAIN_LIBS ${name}_lib)
+  endif()
+  add_executable(${name} main.cc ${T_MAIN_SOURCES})
+  target_link_libraries(${name} PRIVATE ${T_MAIN_LIBS})
+  nsq_set_warnings(${name})
+endfunction()

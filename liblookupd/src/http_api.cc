@@ -2,6 +2,7 @@
 
 #include <spdlog/spdlog.h>
 
+#include "nsq/http/v1_api.h"
 #include "nsq/http/router.h"
 #include "nsq/json/writer.h"
 #include "nsq/names.h"
@@ -11,28 +12,13 @@ namespace {
 
 using http::Request;
 using http::Response;
+using http::v1_error;
+using http::v1_json;
 
-constexpr std::string_view kV1Header = "X-NSQ-Content-Type";
-constexpr std::string_view kV1Value = "nsq; version=1.0";
-constexpr std::string_view kJson = "application/json; charset=utf-8";
-constexpr std::string_view kText = "text/plain; charset=utf-8";
 // Go's zero time.Time as UnixNano (printed for never-tombstoned producers).
 constexpr std::int64_t kGoZeroTimeUnixNano = -6795364578871345152;
 
-Response v1(int status, std::string body, std::string_view content_type = kText) {
-  Response r;
-  r.status = status;
-  r.content_type = std::string(content_type);
-  r.body = std::move(body);
-  r.headers.emplace_back(std::string(kV1Header), std::string(kV1Value));
-  return r;
-}
-
-Response ok_empty() { return v1(200, {}); }
-Response ok_json(std::string body) { return v1(200, std::move(body), kJson); }
-Response error(int status, std::string_view message) {
-  return v1(status, "{\"message\":" + json::quote(message) + "}", kJson);
-}
+Response ok_empty() { return http::v1_response(200, {}); }
 
 std::string string_array(const std::vector<std::string>& values) {
   std::string out = "[";
@@ -75,35 +61,13 @@ http::Router make_router() {
   r.add("POST", "/channel/create", kChannelAction);
   r.add("POST", "/channel/delete", kChannelAction);
   r.add("POST", "/topic/tombstone", kTopicAction);
-  r.add("GET", "/debug/pprof", kPprof);
-  r.add("GET", "/debug/pprof/cmdline", kPprof);
-  r.add("GET", "/debug/pprof/symbol", kPprof);
-  r.add("POST", "/debug/pprof/symbol", kPprof);
-  r.add("GET", "/debug/pprof/profile", kPprof);
-  r.add("GET", "/debug/pprof/heap", kPprof);
-  r.add("GET", "/debug/pprof/goroutine", kPprof);
-  r.add("GET", "/debug/pprof/block", kPprof);
-  r.add("GET", "/debug/pprof/threadcreate", kPprof);
+  http::add_pprof_routes(r, "/debug/pprof", kPprof);
   return r;
 }
 
 const http::Router& router() {
   static const http::Router r = make_router();
   return r;
-}
-
-// Go's http_api.GetTopicChannelArgs.
-std::optional<Response> topic_channel_args(const Request& req, std::string& topic,
-                                           std::string& channel) {
-  auto t = req.query_value("topic");
-  if (!t) return error(400, "MISSING_ARG_TOPIC");
-  if (!is_valid_topic_name(*t)) return error(400, "INVALID_ARG_TOPIC");
-  auto c = req.query_value("channel");
-  if (!c) return error(400, "MISSING_ARG_CHANNEL");
-  if (!is_valid_channel_name(*c)) return error(400, "INVALID_ARG_CHANNEL");
-  topic = std::move(*t);
-  channel = std::move(*c);
-  return std::nullopt;
 }
 
 }  // namespace
@@ -113,20 +77,7 @@ HttpApi::HttpApi(RegistrationDb& db, const Options& options, std::shared_ptr<spd
 
 Response HttpApi::handle(const Request& req, Time now) const {
   auto found = router().route(req);
-  switch (found.kind) {
-    case http::Router::Result::Kind::redirect:
-    case http::Router::Result::Kind::options:
-      return std::move(found.response);
-    case http::Router::Result::Kind::method_not_allowed: {
-      Response r = error(405, "METHOD_NOT_ALLOWED");
-      r.headers.emplace_back("Allow", std::move(found.allow));
-      return r;
-    }
-    case http::Router::Result::Kind::not_found:
-      return error(404, "NOT_FOUND");
-    case http::Router::Result::Kind::match:
-      break;
-  }
+  if (auto answer = http::unrouted_response(found)) return std::move(*answer);
   return route(req, now);
 }
 
@@ -137,23 +88,16 @@ Response HttpApi::route(const Request& req, Time now) const {
     r.body = "OK";
     return r;
   }
-  if (path.starts_with("/debug/pprof")) {
-    Response r;
-    r.status = 501;
-    r.body =
-        "Go runtime profiles (pprof) do not exist in this nsqlookupd; profile it with perf "
-        "or valgrind instead\n";
-    return r;
-  }
-  if (req.bad_query) return error(400, "INVALID_REQUEST");
-  if (path == "/info") return ok_json("{\"version\":\"1.3.0\"}");
+  if (path.starts_with("/debug/pprof")) return http::pprof_unavailable("nsqlookupd");
+  if (req.bad_query) return v1_error(400, "INVALID_REQUEST");
+  if (path == "/info") return v1_json("{\"version\":\"1.3.0\"}");
   if (path == "/debug") return do_debug();
   if (path == "/lookup") return do_lookup(req, now);
-  if (path == "/topics") return ok_json("{\"topics\":" + string_array(topics(db_)) + "}");
+  if (path == "/topics") return v1_json("{\"topics\":" + string_array(topics(db_)) + "}");
   if (path == "/channels") {
     auto topic = req.query_value("topic");
-    if (!topic) return error(400, "MISSING_ARG_TOPIC");
-    return ok_json("{\"channels\":" + string_array(channels(db_, *topic)) + "}");
+    if (!topic) return v1_error(400, "MISSING_ARG_TOPIC");
+    return v1_json("{\"channels\":" + string_array(channels(db_, *topic)) + "}");
   }
   if (path == "/nodes") return do_nodes(now);
   if (path.starts_with("/topic/"))
@@ -163,16 +107,16 @@ Response HttpApi::route(const Request& req, Time now) const {
 
 Response HttpApi::do_lookup(const Request& req, Time now) const {
   auto topic = req.query_value("topic");
-  if (!topic) return error(400, "MISSING_ARG_TOPIC");
+  if (!topic) return v1_error(400, "MISSING_ARG_TOPIC");
   auto result =
       lookup(db_, *topic, now, options_.inactive_producer_timeout, options_.tombstone_lifetime);
-  if (!result) return error(404, "TOPIC_NOT_FOUND");
+  if (!result) return v1_error(404, "TOPIC_NOT_FOUND");
   std::string json = "{\"channels\":" + string_array(result->channels) + ",\"producers\":[";
   for (std::size_t i = 0; i < result->producers.size(); ++i) {
     if (i) json += ',';
     json += peer_fields(*result->producers[i]) + "}";
   }
-  return ok_json(json + "]}");
+  return v1_json(json + "]}");
 }
 
 Response HttpApi::do_nodes(Time now) const {
@@ -189,7 +133,7 @@ Response HttpApi::do_nodes(Time now) const {
     }
     json += "],\"topics\":" + string_array(n.topics) + "}";
   }
-  return ok_json(json + "]}");
+  return v1_json(json + "]}");
 }
 
 Response HttpApi::do_debug() const {
@@ -221,14 +165,14 @@ Response HttpApi::do_debug() const {
     first = false;
     json += json::quote(key) + ":" + list;
   }
-  return ok_json(json + "}");
+  return v1_json(json + "}");
 }
 
 Response HttpApi::do_topic_action(std::string_view action, const Request& req, Time now) const {
   auto topic = req.query_value("topic");
-  if (!topic) return error(400, "MISSING_ARG_TOPIC");
+  if (!topic) return v1_error(400, "MISSING_ARG_TOPIC");
   if (action == "create") {
-    if (!is_valid_topic_name(*topic)) return error(400, "INVALID_ARG_TOPIC");
+    if (!is_valid_topic_name(*topic)) return v1_error(400, "INVALID_ARG_TOPIC");
     log_->info("DB: adding topic({})", *topic);
     db_.add_registration(Registration{std::string(kTopic), *topic, ""});
     return ok_empty();
@@ -246,15 +190,16 @@ Response HttpApi::do_topic_action(std::string_view action, const Request& req, T
   }
   // tombstone
   auto node = req.query_value("node");
-  if (!node) return error(400, "MISSING_ARG_NODE");
+  if (!node) return v1_error(400, "MISSING_ARG_NODE");
   log_->info("DB: setting tombstone for producer@{} of topic({})", *node, *topic);
   db_.tombstone(*topic, *node, now);
   return ok_empty();
 }
 
 Response HttpApi::do_channel_action(std::string_view action, const Request& req) const {
-  std::string topic, channel;
-  if (auto bad = topic_channel_args(req, topic, channel)) return *bad;
+  auto args = http::topic_channel_args(req);
+  if (!args) return std::move(args.error());
+  const auto& [topic, channel] = *args;
   Registration key{std::string(kChannel), topic, channel};
   if (action == "create") {
     log_->info("DB: adding channel({}) in topic({})", channel, topic);
@@ -264,7 +209,7 @@ Response HttpApi::do_channel_action(std::string_view action, const Request& req)
     return ok_empty();
   }
   auto found = db_.find_registrations(kChannel, topic, channel);
-  if (found.empty()) return error(404, "CHANNEL_NOT_FOUND");
+  if (found.empty()) return v1_error(404, "CHANNEL_NOT_FOUND");
   log_->info("DB: removing channel({}) from topic({})", channel, topic);
   for (const Registration& r : found) db_.remove_registration(r);
   return ok_empty();

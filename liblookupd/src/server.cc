@@ -22,6 +22,7 @@
 #include <thread>
 
 #include "http_api.h"
+#include "nsq/hostname.h"
 #include "nsq/http/server.h"
 #include "nsq/listen_address.h"
 #include "registration_db.h"
@@ -29,40 +30,33 @@
 #include "v1_session.h"
 
 namespace nsq::lookupd {
+namespace {
 
 namespace asio = boost::asio;
 using tcp = asio::ip::tcp;
 
 // Threads: one for the TCP listener and every V1 connection (lookupd traffic
-// is a few commands per nsqd every 15 s), the HTTP server's own, and the
-// caller of run().
-class Server::Impl {
+// is a few commands per nsqd every 15 s) and the HTTP server's own.
+class Server final : public DaemonServer {
  public:
-  Impl(Options options, std::shared_ptr<spdlog::logger> log)
+  Server(Options options, std::shared_ptr<spdlog::logger> log)
       : options_(std::move(options)),
         log_(std::move(log)),
         guard_(io_.get_executor()),
         acceptor_(io_),
         api_(db_, options_, log_) {}
 
-  ~Impl() { shutdown(); }
+  ~Server() override { stop(); }
 
-  std::string start() {
+  std::string start() override {
     auto endpoint = parse_listen_address(options_.tcp_address);
     if (!endpoint) {
       return "listen (" + options_.tcp_address + ") failed - not a host:port address";
     }
-    boost::system::error_code ec;
-    acceptor_.open(endpoint->protocol(), ec);
-    if (!ec) acceptor_.set_option(tcp::acceptor::reuse_address(true), ec);
-    if (!ec) acceptor_.bind(*endpoint, ec);
-    if (!ec) acceptor_.listen(asio::socket_base::max_listen_connections, ec);
+    boost::system::error_code ec = open_listener(acceptor_, *endpoint);
     if (ec) return "listen (" + options_.tcp_address + ") failed - " + ec.message();
     const auto bound = acceptor_.local_endpoint(ec);
-    tcp_port_ = bound.port();
-    const std::string shown = bound.address().is_v6() ? "[" + bound.address().to_string() + "]"
-                                                      : bound.address().to_string();
-    tcp_shown_ = shown + ":" + std::to_string(tcp_port_);
+    tcp_shown_ = endpoint_string(bound);
     log_->info("TCP: listening on {}", tcp_shown_);
 
     http_ = std::make_unique<http::Server>(
@@ -78,7 +72,7 @@ class Server::Impl {
 
     identity_.broadcast_address = options_.broadcast_address;
     identity_.hostname = os_hostname();
-    identity_.tcp_port = tcp_port_;
+    identity_.tcp_port = bound.port();
     identity_.http_port = http_->port();
 
     asio::co_spawn(io_, accept_loop(), asio::detached);
@@ -87,26 +81,8 @@ class Server::Impl {
     return {};
   }
 
-  void run() {
-    {
-      std::unique_lock lock(mu_);
-      cv_.wait(lock, [&] { return stop_requested_; });
-    }
-    shutdown();
-  }
-
-  void stop() {
-    std::lock_guard lock(mu_);
-    stop_requested_ = true;
-    cv_.notify_all();
-  }
-
-  std::uint16_t tcp_port() const { return tcp_port_; }
-  std::uint16_t http_port() const { return http_ ? http_->port() : 0; }
-
- private:
   // Listeners first, then connections, then the threads. Idempotent.
-  void shutdown() {
+  void stop() override {
     if (shut_down_) return;
     shut_down_ = true;
     if (thread_.joinable()) {
@@ -137,6 +113,7 @@ class Server::Impl {
     if (thread_.joinable()) thread_.join();
   }
 
+ private:
   asio::awaitable<void> accept_loop() {
     for (;;) {
       boost::system::error_code ec;
@@ -170,7 +147,6 @@ class Server::Impl {
   asio::io_context io_{1};
   asio::executor_work_guard<asio::io_context::executor_type> guard_;
   tcp::acceptor acceptor_;
-  std::uint16_t tcp_port_ = 0;
   std::string tcp_shown_;   // the bound address, for logs
   bool shut_down_ = false;  // only touched by the controlling thread
   HttpApi api_;
@@ -178,20 +154,14 @@ class Server::Impl {
   std::thread thread_;
 
   std::mutex mu_;
-  std::condition_variable cv_;
-  bool stop_requested_ = false;                       // guarded by mu_
+  std::condition_variable cv_;                        // conns_ emptied
   std::map<TcpConn*, std::weak_ptr<TcpConn>> conns_;  // guarded by mu_
 };
 
-Server::Server(Options options, std::shared_ptr<spdlog::logger> log)
-    : impl_(std::make_unique<Impl>(std::move(options), std::move(log))) {}
+}  // namespace
 
-Server::~Server() = default;
-
-std::string Server::start() { return impl_->start(); }
-void Server::run() { impl_->run(); }
-void Server::stop() { impl_->stop(); }
-std::uint16_t Server::tcp_port() const { return impl_->tcp_port(); }
-std::uint16_t Server::http_port() const { return impl_->http_port(); }
+std::unique_ptr<DaemonServer> make_server(Options options, std::shared_ptr<spdlog::logger> log) {
+  return std::make_unique<Server>(std::move(options), std::move(log));
+}
 
 }  // namespace nsq::lookupd

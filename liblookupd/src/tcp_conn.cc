@@ -10,6 +10,9 @@
 #include <boost/asio/use_awaitable.hpp>
 #include <boost/asio/write.hpp>
 
+#include "nsq/go_logger.h"
+#include "nsq/listen_address.h"
+
 namespace nsq::lookupd {
 
 namespace asio = boost::asio;
@@ -20,25 +23,7 @@ namespace {
 std::string endpoint_text(const tcp::socket& socket) {
   boost::system::error_code ec;
   auto ep = socket.remote_endpoint(ec);
-  if (ec) return "unknown";
-  return ep.address().is_v6() ? "[" + ep.address().to_string() + "]:" + std::to_string(ep.port())
-                              : ep.address().to_string() + ":" + std::to_string(ep.port());
-}
-
-spdlog::level::level_enum to_spdlog(LogLevel level) {
-  switch (level) {
-    case LogLevel::debug:
-      return spdlog::level::debug;
-    case LogLevel::info:
-      return spdlog::level::info;
-    case LogLevel::warn:
-      return spdlog::level::warn;
-    case LogLevel::error:
-      return spdlog::level::err;
-    case LogLevel::fatal:
-      return spdlog::level::critical;
-  }
-  return spdlog::level::info;
+  return ec ? "unknown" : endpoint_string(ep);
 }
 
 }  // namespace
@@ -48,10 +33,9 @@ TcpConn::TcpConn(tcp::socket socket, RegistrationDb& db, const ServerIdentity& i
     : socket_(std::move(socket)),
       log_(std::move(log)),
       remote_(endpoint_text(socket_)),
-      session_(db, identity, remote_,
-               [log = log_](LogLevel level, const std::string& text) {
-                 log->log(to_spdlog(level), "{}", text);
-               }),
+      session_(
+          db, identity, remote_,
+          [log = log_](LogLevel level, const std::string& text) { log_at(*log, level, text); }),
       on_done_(std::move(on_done)) {}
 
 void TcpConn::start() {

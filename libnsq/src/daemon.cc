@@ -1,9 +1,13 @@
 #include "nsq/daemon.h"
 
 #include <pthread.h>
+#include <spdlog/spdlog.h>
 
 #include <cstdio>
 #include <utility>
+
+#include "nsq/config/daemon_options.h"
+#include "nsq/open_file_limit.h"
 
 namespace nsq {
 
@@ -14,32 +18,28 @@ int finish_parse(const config::ParseExit& exit) {
   return exit.exit_code;
 }
 
-ShutdownSignal::ShutdownSignal() {
+DaemonProcess::DaemonProcess(std::string program, const std::string& log_prefix, GoLogLevel level)
+    : program_(std::move(program)), log_(make_go_logger(program_, log_prefix, level)) {
+  raise_open_file_limit();
   sigemptyset(&signals_);
   sigaddset(&signals_, SIGINT);
   sigaddset(&signals_, SIGTERM);
   pthread_sigmask(SIG_BLOCK, &signals_, nullptr);
   std::signal(SIGPIPE, SIG_IGN);
+  log_->info("{}", config::version_string(program_, config::compiler_name()));
 }
 
-ShutdownSignal::~ShutdownSignal() { stop(); }
-
-void ShutdownSignal::watch(std::function<void(int)> on_signal) {
-  stop();
-  stopping_ = false;
-  watcher_ = std::thread([this, on_signal = std::move(on_signal)] {
-    int sig = 0;
-    sigwait(&signals_, &sig);
-    if (!stopping_) on_signal(sig);
-  });
-}
-
-void ShutdownSignal::stop() {
-  if (!watcher_.joinable()) return;
-  stopping_ = true;
-  // The watcher is parked in sigwait unless a signal already woke it.
-  pthread_kill(watcher_.native_handle(), SIGTERM);
-  watcher_.join();
+int DaemonProcess::serve(DaemonServer& server) {
+  if (std::string error = server.start(); !error.empty()) {
+    log_->critical("{}", error);
+    return 1;
+  }
+  int sig = 0;
+  sigwait(&signals_, &sig);
+  log_->info("signal {} received, shutting down", sig);
+  server.stop();
+  log_->info("{}: exited cleanly", program_);
+  return 0;
 }
 
 }  // namespace nsq

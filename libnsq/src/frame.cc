@@ -31,21 +31,24 @@ std::string FrameDecoder::take_buffered() {
   return rest;
 }
 
+Result<std::size_t> checked_frame_length(const char* p, std::size_t max_frame_size) {
+  const uint32_t size = get_u32be(p);
+  if (size < 4) return tl::unexpected(make_error_code(errc::bad_frame));
+  if (size > max_frame_size) return tl::unexpected(make_error_code(errc::frame_too_big));
+  return 4 + std::size_t{size};
+}
+
 std::optional<Frame> FrameDecoder::next() {
   if (error_ || buffered() < 4) return std::nullopt;
-  const uint32_t size = get_u32be(buf_.data() + pos_);
-  if (size < 4) {
-    error_ = errc::bad_frame;
+  const auto length = checked_frame_length(buf_.data() + pos_, max_frame_size_);
+  if (!length) {
+    error_ = length.error();
     return std::nullopt;
   }
-  if (size > max_frame_size_) {
-    error_ = errc::frame_too_big;
-    return std::nullopt;
-  }
-  if (buffered() - 4 < size) return std::nullopt;
+  if (buffered() < *length) return std::nullopt;
   const char* p = buf_.data() + pos_ + 4;
-  Frame f{static_cast<FrameType>(get_i32be(p)), std::string(p + 4, size - 4)};
-  pos_ += 4 + std::size_t{size};
+  Frame f{static_cast<FrameType>(get_i32be(p)), std::string(p + 4, *length - 8)};
+  pos_ += *length;
   if (pos_ == buf_.size()) {
     buf_.clear();
     pos_ = 0;

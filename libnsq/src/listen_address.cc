@@ -27,4 +27,22 @@ std::optional<boost::asio::ip::tcp::endpoint> parse_listen_address(const std::st
   return ip::tcp::endpoint(addr, static_cast<unsigned short>(p));
 }
 
+boost::system::error_code open_listener(boost::asio::ip::tcp::acceptor& acceptor,
+                                        const boost::asio::ip::tcp::endpoint& endpoint) {
+  using tcp = boost::asio::ip::tcp;
+  boost::system::error_code ec;
+  acceptor.open(endpoint.protocol(), ec);
+  if (!ec) acceptor.set_option(tcp::acceptor::reuse_address(true), ec);
+  if (!ec) acceptor.bind(endpoint, ec);
+  if (!ec) acceptor.listen(boost::asio::socket_base::max_listen_connections, ec);
+  return ec;
+}
+
+std::string endpoint_string(const boost::asio::ip::tcp::endpoint& endpoint) {
+  const auto address = endpoint.address();
+  const std::string host =
+      address.is_v6() ? "[" + address.to_string() + "]" : address.to_string();
+  return host + ":" + std::to_string(endpoint.port());
+}
+
 }  // namespace nsq

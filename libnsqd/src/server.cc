@@ -12,10 +12,8 @@
 #include <spdlog/spdlog.h>
 
 #include <chrono>
-#include <condition_variable>
 #include <fcntl.h>
 #include <future>
-#include <mutex>
 #include <sys/file.h>
 #include <thread>
 #include <unistd.h>
@@ -30,6 +28,8 @@
 #include "net/tls_context.h"
 #include "core/worker_pool.h"
 #include "lookup/lookup_client.h"
+#include "nsq/hostname.h"
+#include "nsq/http/v1_api.h"
 #include "nsq/http/server.h"
 #include "nsq/io_pool.h"
 #include "nsq/listen_address.h"
@@ -52,11 +52,9 @@ int io_thread_count(const Options& o) {
   return n == 0 ? 1 : static_cast<int>(n);
 }
 
-}  // namespace
-
-class Server::Impl {
+class Server final : public DaemonServer {
  public:
-  Impl(Options options, std::shared_ptr<spdlog::logger> log)
+  Server(Options options, std::shared_ptr<spdlog::logger> log)
       : log_(log), broker_(std::move(options), log),
         io_(io_thread_count(broker_.options()),
             [](asio::io_context& ctx) { run_io_loop(ctx, kIoSpin); }),
@@ -70,11 +68,11 @@ class Server::Impl {
                       [this] { return http_ ? static_cast<int>(http_->port()) : 0; }},
              log) {}
 
-  ~Impl() {
+  ~Server() override {
     if (lock_fd_ >= 0) ::close(lock_fd_);
   }
 
-  std::string start() {
+  std::string start() override {
     const Options& o = broker_.options();
     std::string dir = o.data_path.empty() ? "." : o.data_path;
     lock_fd_ = ::open(dir.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
@@ -101,17 +99,11 @@ class Server::Impl {
 
     auto endpoint = parse_listen_address(o.tcp_address);
     if (!endpoint) return "failed to listen on " + o.tcp_address + " - not a host:port address";
-    boost::system::error_code ec;
-    acceptor_.open(endpoint->protocol(), ec);
-    if (!ec) acceptor_.set_option(tcp::acceptor::reuse_address(true), ec);
-    if (!ec) acceptor_.bind(*endpoint, ec);
-    if (!ec) acceptor_.listen(asio::socket_base::max_listen_connections, ec);
+    boost::system::error_code ec = open_listener(acceptor_, *endpoint);
     if (ec) return "listen (" + o.tcp_address + ") failed - " + ec.message();
     auto bound = acceptor_.local_endpoint(ec);
     tcp_port_ = bound.port();
-    std::string shown = bound.address().is_v6() ? "[" + bound.address().to_string() + "]"
-                                                  : bound.address().to_string();
-    log_->info("TCP: listening on {}:{}", shown, tcp_port_);
+    log_->info("TCP: listening on {}", endpoint_string(bound));
 
     if (!o.http_address.empty()) {
       http::ServerOptions http_options;
@@ -213,11 +205,7 @@ class Server::Impl {
     return {};
   }
 
-  void run() {
-    {
-      std::unique_lock lock(mu_);
-      cv_.wait(lock, [&] { return stop_requested_; });
-    }
+  void stop() override {
     // Stop accepting, on the acceptor's own thread.
     std::promise<void> closed;
     asio::post(io_.first(), [&] {
@@ -239,24 +227,13 @@ class Server::Impl {
     io_.stop();
   }
 
-  void stop() {
-    std::lock_guard lock(mu_);
-    stop_requested_ = true;
-    cv_.notify_all();
-  }
-
-  std::uint16_t tcp_port() const { return tcp_port_; }
-
  private:
   // Go's answer on the plain HTTP listener when TLS is required.
   http::Response tls_required_response() const {
-    http::Response r;
-    r.status = 403;
-    r.content_type = "application/json; charset=utf-8";
-    r.headers.emplace_back("X-NSQ-Content-Type", "nsq; version=1.0");
-    r.body = "{\"message\": \"TLS_REQUIRED\", \"https_port\": " +
-             std::to_string(https_ ? https_->port() : 0) + "}";
-    return r;
+    return http::v1_response(403,
+                             "{\"message\": \"TLS_REQUIRED\", \"https_port\": " +
+                                 std::to_string(https_ ? https_->port() : 0) + "}",
+                             http::kJsonContentType);
   }
 
   asio::awaitable<void> accept_loop() {
@@ -289,19 +266,12 @@ class Server::Impl {
   // contexts they post their results to still exist.
   std::unique_ptr<WorkerPool> auth_pool_;
   int lock_fd_ = -1;
-  std::mutex mu_;
-  std::condition_variable cv_;
-  bool stop_requested_ = false;  // guarded by mu_
 };
 
-Server::Server(Options options, std::shared_ptr<spdlog::logger> log)
-    : impl_(std::make_unique<Impl>(std::move(options), std::move(log))) {}
+}  // namespace
 
-Server::~Server() = default;
-
-std::string Server::start() { return impl_->start(); }
-void Server::run() { impl_->run(); }
-void Server::stop() { impl_->stop(); }
-std::uint16_t Server::tcp_port() const { return impl_->tcp_port(); }
+std::unique_ptr<DaemonServer> make_server(Options options, std::shared_ptr<spdlog::logger> log) {
+  return std::make_unique<Server>(std::move(options), std::move(log));
+}
 
 }  // namespace nsq::nsqd

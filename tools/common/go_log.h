@@ -4,7 +4,8 @@
 
 // The Go tools' own messages go through Go's standard `log` package:
 // "2006/01/02 15:04:05 text\n" on stderr, local time. log.Fatal is that line
-// followed by exit(1). (The client library's lines use client_logger.h.)
+// followed by exit(1). (The client library's lines use
+// nsq::make_go_client_logger, nsq/go_logger.h.)
 namespace nsq::tools {
 
 // One line; a trailing '\n' in text is not doubled (as Go's log).

@@ -1,7 +1,5 @@
 #include "bench.h"
 
-#include <unistd.h>
-
 #include <algorithm>
 #include <filesystem>
 #include <memory>
@@ -10,6 +8,7 @@
 #include <vector>
 
 #include "group_commit_limit.h"
+#include "nsq/hostname.h"
 #include "loopback.h"
 #include "reader.h"
 #include "report.h"
@@ -141,7 +140,7 @@ class NsqdBench {
     rc.channel = o_.channel;
     rc.rdy = o_.rdy;
     rc.latency = o_.latency;
-    rc.identify.hostname = hostname();
+    rc.identify.hostname = os_hostname();
     rc.identify.output_buffer_size = o_.output_buffer_size;
     rc.identify.tls_v1 = o_.tls;
     rc.identify.snappy = o_.snappy;
@@ -157,12 +156,6 @@ class NsqdBench {
 
     for (auto& w : writers_) threads_.emplace_back(&Writer::run, w.get());
     for (auto& r : readers_) threads_.emplace_back(&Reader::run, r.get());
-  }
-
-  static std::string hostname() {
-    char buf[256] = {};
-    if (::gethostname(buf, sizeof buf - 1) != 0) return "";
-    return buf;
   }
 
   int finish_with_error(const std::string& e) {

@@ -5,7 +5,6 @@
 #include <cstring>
 
 #include "nsq/endian.h"
-#include "nsq/error.h"
 
 namespace nsq::bench {
 
@@ -44,23 +43,18 @@ void FrameBuffer::put(std::string_view bytes) {
 std::optional<FrameView> FrameBuffer::next() {
   if (error_ || buffered() < 4) return std::nullopt;
   const char* p = buf_.data() + begin_;
-  const uint32_t size = get_u32be(p);
-  if (size < 4) {
-    error_ = errc::bad_frame;
+  const auto total = checked_frame_length(p, max_frame_size_);
+  if (!total) {
+    error_ = total.error();
     return std::nullopt;
   }
-  if (size > max_frame_size_) {
-    error_ = errc::frame_too_big;
-    return std::nullopt;
-  }
-  const std::size_t total = 4 + std::size_t{size};
-  if (buffered() < total) {
-    need_ = total;
+  if (buffered() < *total) {
+    need_ = *total;
     return std::nullopt;
   }
   need_ = 0;
-  begin_ += total;
-  return FrameView{static_cast<FrameType>(get_i32be(p + 4)), std::string_view(p + 8, size - 4)};
+  begin_ += *total;
+  return FrameView{static_cast<FrameType>(get_i32be(p + 4)), std::string_view(p + 8, *total - 8)};
 }
 
 std::string FrameBuffer::take_unparsed() {

@@ -28,8 +28,8 @@ tl::expected<std::vector<std::string>, std::string> parse_topics_json(std::strin
 }
 
 tl::expected<std::vector<std::string>, std::string> fetch_lookupd_topics(
-    const std::vector<std::string>& lookupds, std::chrono::milliseconds connect_timeout,
-    std::chrono::milliseconds request_timeout) {
+    const std::vector<std::string>& lookupds, std::chrono::nanoseconds connect_timeout,
+    std::chrono::nanoseconds request_timeout) {
   std::set<std::string> all;
   std::string errors;
   auto fail = [&](const std::string& e) { errors += (errors.empty() ? "" : "\n") + e; };
@@ -47,8 +47,8 @@ tl::expected<std::vector<std::string>, std::string> fetch_lookupd_topics(
     req.port = parsed->port;
     req.target = parsed->target;
     req.headers.emplace_back("Accept", "application/vnd.nsq; version=1.0");
-    req.connect_timeout = connect_timeout;
-    req.request_timeout = request_timeout;
+    req.connect_timeout = std::chrono::duration_cast<std::chrono::milliseconds>(connect_timeout);
+    req.request_timeout = std::chrono::duration_cast<std::chrono::milliseconds>(request_timeout);
     auto resp = http::request(req);
     if (!resp) {
       fail("Get \"" + url + "\": " + resp.error());

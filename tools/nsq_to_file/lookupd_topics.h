@@ -15,7 +15,7 @@ tl::expected<std::vector<std::string>, std::string> parse_topics_json(std::strin
 // address, the union of their topics (sorted). Any failing lookupd makes it
 // an error (Go returns a partial error, which nsq_to_file does not use).
 tl::expected<std::vector<std::string>, std::string> fetch_lookupd_topics(
-    const std::vector<std::string>& lookupds, std::chrono::milliseconds connect_timeout,
-    std::chrono::milliseconds request_timeout);
+    const std::vector<std::string>& lookupds, std::chrono::nanoseconds connect_timeout,
+    std::chrono::nanoseconds request_timeout);
 
 }  // namespace nsq::to_file

@@ -4,6 +4,9 @@
 #include <cctype>
 
 #include "common/client_option_flags.h"
+#include "common/flag_exit.h"
+#include "common/go_log.h"
+#include "common/version.h"
 #include "filename_format.h"
 #include "nsq/flags/go_strconv.h"
 
@@ -122,6 +125,21 @@ std::optional<std::string> validation_error(const Options& o) {
 
 void resolve_defaults(Options* o) {
   if (o->work_dir.empty()) o->work_dir = o->output_dir;
+}
+
+Options parse_options(int argc, const char* const* argv) {
+  Options o;
+  // Go's nsq_to_file names its FlagSet "nsqd", hence "Usage of nsqd:".
+  flags::FlagSet fs("nsqd");
+  add_flags(fs, &o);
+  tools::parse_flags_or_exit(fs, argc, argv);
+  if (auto error = pre_version_error(o, fs.args())) tools::log_fatal(*error);
+  tools::exit_if_version(o.show_version, "nsq_to_file");
+  if (auto error = validation_error(o)) tools::log_fatal(*error);
+  resolve_defaults(&o);
+  o.consumer_config.user_agent = tools::user_agent("nsq_to_file");
+  o.consumer_config.max_in_flight = o.max_in_flight;
+  return o;
 }
 
 }  // namespace nsq::to_file

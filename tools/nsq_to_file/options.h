@@ -63,4 +63,10 @@ std::optional<std::string> validation_error(const Options& options);
 // --work-dir defaults to --output-dir.
 void resolve_defaults(Options* options);
 
+// The whole command line as Go's nsq_to_file reads it: flags (-h and bad
+// flags exit as Go's flag package does), pre_version_error, --version,
+// validation_error (each error is log.Fatal), resolve_defaults, and the
+// consumer's user agent and max-in-flight.
+Options parse_options(int argc, const char* const* argv);
+
 }  // namespace nsq::to_file

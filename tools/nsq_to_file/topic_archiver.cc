@@ -3,23 +3,12 @@
 #include <spdlog/spdlog.h>
 #include <unistd.h>
 
-#include <climits>
-
 #include "common/process_exit.h"
 #include "common/source_flags.h"
 #include "filename_format.h"
+#include "nsq/hostname.h"
 
 namespace nsq::to_file {
-namespace {
-
-std::string hostname() {
-  char name[HOST_NAME_MAX + 1] = {};
-  if (::gethostname(name, sizeof name - 1) != 0) return "localhost";
-  return name;
-}
-
-}  // namespace
-
 tl::expected<std::unique_ptr<TopicArchiver>, std::string> TopicArchiver::start(
     const std::string& topic, const Options& options, std::shared_ptr<spdlog::logger> log,
     std::shared_ptr<spdlog::logger> client_log) {
@@ -30,7 +19,9 @@ tl::expected<std::unique_ptr<TopicArchiver>, std::string> TopicArchiver::start(
   names.rotate_size = options.rotate_size;
   names.rotate_interval = options.rotate_interval;
   names.distinct_work_dir = options.work_dir != options.output_dir;
-  auto name_template = topic_filename_template(names, topic, hostname(), ::getpid());
+  std::string host = os_hostname();
+  if (host.empty()) host = "localhost";
+  auto name_template = topic_filename_template(names, topic, host, ::getpid());
   if (!name_template) return tl::unexpected(name_template.error());
 
   SinkSettings sink;

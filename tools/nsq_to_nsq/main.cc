@@ -4,12 +4,11 @@
 #include <string>
 #include <vector>
 
-#include "common/client_logger.h"
+#include "common/consumer_group.h"
 #include "common/go_log.h"
-#include "common/source_flags.h"
 #include "common/termination_signals.h"
-#include "nsq/client/consumer.h"
 #include "nsq/client/producer.h"
+#include "nsq/go_logger.h"
 #include "nsq_to_nsq_options.h"
 #include "republisher.h"
 
@@ -18,10 +17,10 @@ int main(int argc, char** argv) {
   using namespace nsq::tools::to_nsq_bridge;
   TerminationSignals signals;  // before any thread exists
   NsqToNsqOptions options = parse_nsq_to_nsq_options(argc, argv);
-  if (auto valid = options.consumer_config.validate(); !valid) log_fatal(valid.error());
+  auto logger = nsq::make_go_client_logger("nsq_to_nsq");
+  ConsumerGroup consumers(options.channel, options.consumer_config, options.sources, logger);
   if (auto valid = options.producer_config.validate(); !valid) log_fatal(valid.error());
 
-  auto logger = make_client_logger("nsq_to_nsq");
   std::vector<std::unique_ptr<nsq::client::Producer>> producers;
   std::vector<nsq::client::Producer*> producer_ptrs;
   for (const auto& address : options.destinations) {
@@ -33,27 +32,21 @@ int main(int argc, char** argv) {
 
   // Go runs one handler goroutine per destination.
   const int concurrency = static_cast<int>(options.destinations.size());
-  std::vector<std::unique_ptr<nsq::client::Consumer>> consumers;
   for (const auto& topic : options.topics) {
     std::string destination_topic =
         options.destination_topic.empty() ? topic : options.destination_topic;
-    auto& consumer = consumers.emplace_back(std::make_unique<nsq::client::Consumer>(
-        topic, options.channel, options.consumer_config, logger));
-    consumer->set_handler(
+    consumers.add(
+        topic,
         [&republisher, destination_topic](nsq::client::Message& m) {
           return republisher.handle(m, destination_topic);
         },
         concurrency);
-    if (auto connected = connect_consumer(*consumer, options.sources); !connected) {
-      log_fatal(connected.error());
-    }
   }
 
   signals.wait();
   // Consumers first: their in-flight messages are answered by publish
   // callbacks, so the producers stay up until the consumers are done.
-  for (auto& consumer : consumers) consumer->stop();
-  for (auto& consumer : consumers) consumer->wait();
+  consumers.stop();
   for (auto& producer : producers) producer->stop();
   return 0;
 }

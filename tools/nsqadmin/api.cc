@@ -2,7 +2,6 @@
 
 #include <rapidjson/document.h>
 #include <spdlog/spdlog.h>
-#include <unistd.h>
 
 #include <chrono>
 #include <map>
@@ -16,21 +15,16 @@
 #include "notifier.h"
 #include "nsq/config/option_table.h"
 #include "nsq/go_logger.h"
+#include "nsq/hostname.h"
+#include "nsq/http/v1_api.h"
 #include "nsq/names.h"
 #include "static_assets.h"
 
 namespace nsq::admin {
 namespace {
 
-constexpr std::string_view kJsonType = "application/json; charset=utf-8";
-
 http::Response json_response(int status, std::string body) {
-  http::Response r;
-  r.status = status;
-  r.content_type = std::string(kJsonType);
-  r.body = std::move(body);
-  r.headers.emplace_back("X-NSQ-Content-Type", "nsq; version=1.0");
-  return r;
+  return http::v1_response(status, std::move(body), http::kJsonContentType);
 }
 
 http::Response error(int status, std::string_view message) {
@@ -58,12 +52,6 @@ std::vector<std::string> split_path(std::string_view path) {
     i = slash + 1;
   }
   return parts;
-}
-
-std::string hostname() {
-  char buf[256] = {};
-  if (gethostname(buf, sizeof(buf) - 1) != 0) return {};
-  return buf;
 }
 
 // The string fields of a JSON object body, or Go's decoder error text.
@@ -235,10 +223,7 @@ class Api::Handlers {
     auto value = config_value(opts(), opt);
     if (!value) return error(400, "INVALID_OPTION");
     if (value->json) return json_response(200, std::move(value->body));
-    http::Response r;
-    r.body = std::move(value->body);
-    r.headers.emplace_back("X-NSQ-Content-Type", "nsq; version=1.0");
-    return r;
+    return http::v1_response(200, std::move(value->body));
   }
 
   bool is_admin() const {
@@ -459,7 +444,7 @@ class Api::Handlers {
     const bool https = req_.header("x-scheme") == std::optional<std::string>("https");
     a.url = std::string(https ? "https" : "http") + "://" + req_.header("host").value_or("") +
             req_.target;
-    a.via = hostname();
+    a.via = os_hostname();
     api_.notifier_->notify(std::move(a));
   }
 

@@ -13,11 +13,11 @@
 #include <vector>
 
 #include "chunk_splitter.h"
-#include "common/client_logger.h"
 #include "common/go_log.h"
 #include "common/process_exit.h"
 #include "common/termination_signals.h"
 #include "nsq/client/producer.h"
+#include "nsq/go_logger.h"
 #include "to_nsq_options.h"
 #include "token_bucket.h"
 
@@ -55,7 +55,7 @@ int main(int argc, char** argv) {
   if (auto valid = options.config.validate(); !valid) log_fatal(valid.error());
 
   // One producer per distinct address (Go keys them by address in a map).
-  auto logger = make_client_logger("to_nsq");
+  auto logger = nsq::make_go_client_logger("to_nsq");
   std::vector<std::unique_ptr<Producer>> producers;
   std::set<std::string> seen;
   for (const auto& address : options.nsqd_tcp) {

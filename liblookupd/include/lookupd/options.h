@@ -4,12 +4,14 @@
 #include <string>
 #include <string_view>
 
+#include "nsq/go_logger.h"
+
 // nsqlookupd's settings: one field per flag of Go nsqlookupd v1.3.0 (same
 // names with '-' -> '_'). Filled once at startup by parse_lookupd_options
 // (options_parser.h): flag > config file > default.
 namespace nsq::lookupd {
 
-enum class LogLevel { debug, info, warn, error, fatal };
+using LogLevel = GoLogLevel;
 
 struct Options {
   using Duration = std::chrono::nanoseconds;
@@ -30,10 +32,5 @@ struct Options {
 
 // Go's defaults with broadcast_address = hostname.
 Options default_options(std::string_view hostname);
-
-// The OS hostname (Go's os.Hostname); "" if it cannot be read.
-std::string os_hostname();
-
-std::string_view to_string(LogLevel level) noexcept;  // "debug", ...
 
 }  // namespace nsq::lookupd

@@ -1,11 +1,11 @@
 #pragma once
 
-#include <atomic>
 #include <csignal>
-#include <functional>
-#include <thread>
+#include <memory>
+#include <string>
 
 #include "nsq/config/parse_exit.h"
+#include "nsq/go_logger.h"
 
 // What nsqd's and nsqlookupd's main functions share around their server.
 namespace nsq {
@@ -14,28 +14,44 @@ namespace nsq {
 // error) where Go prints it, and returns the exit code for main.
 int finish_parse(const config::ParseExit& exit);
 
-// SIGINT and SIGTERM, taken by one thread with sigwait. Construct it before
-// any other thread starts: it blocks both signals in the calling thread, so
-// every thread started afterwards inherits the block and only the watcher
-// sees them. Also ignores SIGPIPE (a peer closing mid-write is an error code,
-// not a death).
-class ShutdownSignal {
+// A daemon's server (nsqd's, nsqlookupd's) as DaemonProcess runs it.
+class DaemonServer {
  public:
-  ShutdownSignal();
-  ~ShutdownSignal();
-  ShutdownSignal(const ShutdownSignal&) = delete;
-  ShutdownSignal& operator=(const ShutdownSignal&) = delete;
+  virtual ~DaemonServer() = default;
+  // Binds the listeners (logging "TCP: listening on <addr>", ...) and starts
+  // serving on threads of its own. Returns a message on failure.
+  virtual std::string start() = 0;
+  // After a successful start(): shuts down cleanly (no new connections,
+  // clients closed, what must persist written) and returns when done.
+  virtual void stop() = 0;
+};
 
-  // Starts the watcher: `on_signal(signo)` runs on it when a signal arrives.
-  void watch(std::function<void(int signo)> on_signal);
-  // Ends the watcher (if no signal came, it is woken without calling
-  // on_signal). Call before what on_signal touches goes away.
-  void stop();
+// The process around a daemon's server, as Go's nsqd and nsqlookupd run:
+// the Go logger, the raised open-file limit, SIGINT/SIGTERM, the version
+// line first and "<program>: exited cleanly" last. main() parses the
+// options, builds this, then the server, and returns serve(server).
+class DaemonProcess {
+ public:
+  // Logs "<program> v1.3.0 (built w/<compiler>)". Construct it before any
+  // other thread starts: it blocks SIGINT and SIGTERM in the calling thread,
+  // so every thread started afterwards inherits the block and serve() alone
+  // takes them. Also ignores SIGPIPE (a peer closing mid-write is an error
+  // code, not a death).
+  DaemonProcess(std::string program, const std::string& log_prefix, GoLogLevel level);
+  DaemonProcess(const DaemonProcess&) = delete;
+  DaemonProcess& operator=(const DaemonProcess&) = delete;
+
+  // The logger for the server and main's own lines.
+  const std::shared_ptr<spdlog::logger>& log() const { return log_; }
+
+  // start()s the server: a failure is logged at fatal level and gives exit
+  // code 1. Else waits for SIGINT or SIGTERM, then stop()s it and gives 0.
+  int serve(DaemonServer& server);
 
  private:
-  sigset_t signals_;
-  std::atomic<bool> stopping_{false};  // the next SIGTERM is stop()'s wake-up
-  std::thread watcher_;
+  std::string program_;
+  std::shared_ptr<spdlog::logger> log_;
+  sigset_t signals_;  // SIGINT, SIGTERM
 };
 
 }  // namespace nsq

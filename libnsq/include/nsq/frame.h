@@ -7,6 +7,8 @@
 #include <string_view>
 #include <system_error>
 
+#include "nsq/result.h"
+
 namespace nsq {
 
 // Server -> client frame: [int32 size][int32 type][data], size = 4 + data size.
@@ -15,6 +17,11 @@ enum class FrameType : int32_t { response = 0, error = 1, message = 2 };
 inline constexpr std::size_t kFrameHeaderSize = 8;
 
 void append_frame(std::string& out, FrameType type, std::string_view data);
+
+// The whole length (4 + size) of the frame whose 4-byte size field starts at
+// `p`, or what breaks the stream: errc::bad_frame for a size below 4,
+// errc::frame_too_big above `max_frame_size`.
+Result<std::size_t> checked_frame_length(const char* p, std::size_t max_frame_size);
 
 struct Frame {
   FrameType type;  // may hold a value outside the enumerators: callers decide

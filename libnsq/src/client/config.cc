@@ -1,9 +1,6 @@
 #include "nsq/client/config.h"
 
-#include <unistd.h>
-
 #include <array>
-#include <climits>
 #include <functional>
 #include <limits>
 #include <vector>
@@ -11,6 +8,7 @@
 
 #include "nsq/flags/go_duration.h"
 #include "nsq/flags/go_strconv.h"
+#include "nsq/hostname.h"
 
 namespace nsq::client {
 namespace {
@@ -18,12 +16,6 @@ namespace {
 using Duration = Config::Duration;
 using SetResult = tl::expected<void, std::string>;
 using namespace std::chrono_literals;
-
-std::string machine_hostname() {
-  char buf[256] = {};
-  if (::gethostname(buf, sizeof buf - 1) != 0) return "unknown";
-  return buf;
-}
 
 // One go-nsq option: how its text becomes a value, with go-nsq's min/max
 // tags. The error texts follow go-nsq's Set: "invalid <name> ! <v> < <min>".
@@ -173,7 +165,8 @@ const std::vector<Option>& options() {
 }  // namespace
 
 Config::Config() {
-  hostname = machine_hostname();
+  hostname = os_hostname();
+  if (hostname.empty()) hostname = "unknown";
   client_id = hostname.substr(0, hostname.find('.'));
 }
 

@@ -7,16 +7,17 @@
 #include <boost/asio/use_awaitable.hpp>
 #include <boost/asio/ssl.hpp>
 #include <boost/asio/write.hpp>
-#include <rapidjson/stringbuffer.h>
-#include <rapidjson/writer.h>
 #include <spdlog/spdlog.h>
 
 #include <algorithm>
+#include <string_view>
+#include <type_traits>
 
 #include "nsq/codec/deflate_stream.h"
 #include "nsq/codec/snappy_stream.h"
 #include "identify_reply.h"
 #include "nsq/endian.h"
+#include "nsq/json/writer.h"
 
 namespace nsq::client {
 
@@ -32,43 +33,40 @@ int64_t to_ms(Config::Duration d) {
   return std::chrono::duration_cast<std::chrono::milliseconds>(d).count();
 }
 
-// The IDENTIFY body go-nsq sends (spec/tools.md §7).
+// The IDENTIFY body go-nsq sends (spec/tools.md §7), written as Go's
+// json.Marshal writes it.
 std::string identify_body(const Config& c) {
-  rapidjson::StringBuffer buf;
-  rapidjson::Writer<rapidjson::StringBuffer> w(buf);
-  auto str = [&](const char* key, const std::string& v) {
-    w.Key(key);
-    w.String(v.data(), static_cast<rapidjson::SizeType>(v.size()));
+  std::string out = "{";
+  const auto field = [&out](std::string_view key, auto value) {
+    if (out.size() > 1) out += ',';
+    json::append_key(out, key);
+    if constexpr (std::is_same_v<decltype(value), bool>) {
+      json::append_bool(out, value);
+    } else if constexpr (std::is_integral_v<decltype(value)>) {
+      json::append_int(out, value);
+    } else {
+      json::append_string(out, value);
+    }
   };
-  w.StartObject();
-  str("client_id", c.client_id);
-  str("hostname", c.hostname);
-  str("user_agent", c.user_agent);
-  str("short_id", c.client_id);
-  str("long_id", c.hostname);
-  w.Key("tls_v1");
-  w.Bool(c.tls_v1);
-  w.Key("deflate");
-  w.Bool(c.deflate);
-  w.Key("deflate_level");
-  w.Int(c.deflate_level);
-  w.Key("snappy");
-  w.Bool(c.snappy);
-  w.Key("feature_negotiation");
-  w.Bool(true);
-  w.Key("heartbeat_interval");
-  w.Int64(c.heartbeat_interval < Config::Duration::zero() ? -1 : to_ms(c.heartbeat_interval));
-  w.Key("sample_rate");
-  w.Int(c.sample_rate);
-  w.Key("output_buffer_size");
-  w.Int64(c.output_buffer_size);
-  w.Key("output_buffer_timeout");
-  w.Int64(c.output_buffer_timeout < Config::Duration::zero() ? -1
-                                                              : to_ms(c.output_buffer_timeout));
-  w.Key("msg_timeout");
-  w.Int64(to_ms(c.msg_timeout));
-  w.EndObject();
-  return {buf.GetString(), buf.GetSize()};
+  const auto ms_or_disabled = [](Config::Duration d) {
+    return d < Config::Duration::zero() ? int64_t{-1} : to_ms(d);
+  };
+  field("client_id", std::string_view(c.client_id));
+  field("hostname", std::string_view(c.hostname));
+  field("user_agent", std::string_view(c.user_agent));
+  field("short_id", std::string_view(c.client_id));
+  field("long_id", std::string_view(c.hostname));
+  field("tls_v1", c.tls_v1);
+  field("deflate", c.deflate);
+  field("deflate_level", c.deflate_level);
+  field("snappy", c.snappy);
+  field("feature_negotiation", true);
+  field("heartbeat_interval", ms_or_disabled(c.heartbeat_interval));
+  field("sample_rate", c.sample_rate);
+  field("output_buffer_size", c.output_buffer_size);
+  field("output_buffer_timeout", ms_or_disabled(c.output_buffer_timeout));
+  field("msg_timeout", to_ms(c.msg_timeout));
+  return out + "}";
 }
 
 std::string command_with_body(std::string_view line, std::string_view body) {

@@ -45,16 +45,19 @@ tl::expected<Map, ParseExit> load_config(const std::string& path) {
   return std::move(*loaded);
 }
 
-std::string compiler_name() {
-#if defined(__clang__)
-  std::string v = "clang " __clang_version__;
-#elif defined(__GNUC__)
-  std::string v = "gcc " __VERSION__;
-#else
-  std::string v = "unknown compiler";
-#endif
-  while (!v.empty() && v.back() == ' ') v.pop_back();
-  return v;
+namespace detail {
+
+void add_command_flags(flags::FlagSet& fs, CommandFlags& cmd,
+                       std::span<const NoOpFlag> no_op_flags) {
+  fs.add_bool("version", &cmd.version, "print version string");
+  fs.add_string("config", &cmd.config, "path to config file");
+  fs.add_bool("verbose", &cmd.ignored.emplace_back(false),
+              "[deprecated] has no effect, use --log-level");
+  for (const NoOpFlag& flag : no_op_flags) {
+    fs.add_bool(flag.name, &cmd.ignored.emplace_back(false), flag.usage);
+  }
 }
+
+}  // namespace detail
 
 }  // namespace nsq::config

@@ -40,6 +40,7 @@
 #include "http/request_parser.h"
 #include "http/response.h"
 #include "nsq/io_pool.h"
+#include "nsq/listen_address.h"
 
 namespace nsq::http {
 
@@ -100,12 +101,6 @@ const std::string& current_date() {
     cached = detail::http_date(now);
   }
   return cached;
-}
-
-std::string endpoint_string(const tcp::endpoint& ep) {
-  auto addr = ep.address();
-  std::string host = addr.is_v6() ? "[" + addr.to_string() + "]" : addr.to_string();
-  return host + ":" + std::to_string(ep.port());
 }
 
 // One connection: reads a request, runs the handler, writes its response, and
@@ -449,10 +444,7 @@ class Server::Impl {
         }
       }
     }
-    acceptor_.open(endpoint.protocol(), ec);
-    if (!ec) acceptor_.set_option(tcp::acceptor::reuse_address(true), ec);
-    if (!ec) acceptor_.bind(endpoint, ec);
-    if (!ec) acceptor_.listen(asio::socket_base::max_listen_connections, ec);
+    ec = open_listener(acceptor_, endpoint);
     if (!ec) bound_ = acceptor_.local_endpoint(ec);
     if (ec) {
       error_code ignored;

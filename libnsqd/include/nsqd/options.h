@@ -6,6 +6,8 @@
 #include <string_view>
 #include <vector>
 
+#include "nsq/go_logger.h"
+
 // nsqd's settings: one field per command-line flag of Go nsqd v1.3.0 (same
 // names with '-' -> '_'), plus two of ours. Filled once at startup by
 // parse_nsqd_options (options_parser.h): flag > config file > default.
@@ -13,7 +15,7 @@
 // broadcast_address) are filled by default_options().
 namespace nsq::nsqd {
 
-enum class LogLevel { debug, info, warn, error, fatal };
+using LogLevel = GoLogLevel;
 
 // --tls-required: false / true / tcp-https.
 enum class TlsRequired {
@@ -123,11 +125,7 @@ struct Options {
 // hostname's hash, broadcast_address = hostname.
 Options default_options(std::string_view hostname);
 
-// The OS hostname (Go's os.Hostname); "" if it cannot be read.
-std::string os_hostname();
-
-std::string_view to_string(LogLevel level) noexcept;          // "debug", ...
-std::string_view to_string(TlsRequired required) noexcept;    // "false", "true", "tcp-https"
-std::string_view to_string(TlsVersion version) noexcept;      // "tls1.0", ...
+std::string_view to_string(TlsRequired required) noexcept;  // "false", "true", "tcp-https"
+std::string_view to_string(TlsVersion version) noexcept;    // "tls1.0", ...
 
 }  // namespace nsq::nsqd

@@ -123,13 +123,6 @@ tl::expected<std::optional<TlsVersion>, std::string> parse_tls_min_version(std::
   return tl::unexpected("unknown tlsVersionOption " + flags::go_quote(l));
 }
 
-void add_command_flags(flags::FlagSet& fs, CommandFlags& cmd) {
-  fs.add_bool("version", &cmd.version, "print version string");
-  fs.add_string("config", &cmd.config, "path to config file");
-  fs.add_bool("verbose", &cmd.verbose, "[deprecated] has no effect, use --log-level");
-  fs.add_bool("worker-id", &cmd.worker_id, "[deprecated] use --node-id");
-}
-
 std::vector<OptionField> nsqd_option_fields() {
   using O = Options;
   std::vector<OptionField> f;

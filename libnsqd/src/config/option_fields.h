@@ -21,16 +21,6 @@ using OptionField = config::OptionField<Options>;
 
 std::vector<OptionField> nsqd_option_fields();
 
-// Flags that are commands or no-ops rather than options.
-struct CommandFlags {
-  bool version = false;
-  std::string config;
-  bool verbose = false;    // deprecated, no effect
-  bool worker_id = false;  // deprecated, no effect (a bool, as in Go)
-};
-
-void add_command_flags(flags::FlagSet& fs, CommandFlags& cmd);
-
 // Text forms shared by flags and config values.
 tl::expected<LogLevel, std::string> parse_log_level(std::string_view s);
 tl::expected<TlsRequired, std::string> parse_tls_required(std::string_view s);

@@ -1,9 +1,5 @@
 #include "nsqd/options.h"
 
-#include <unistd.h>
-
-#include <climits>
-
 #include "nsq/id_generator.h"
 
 namespace nsq::nsqd {
@@ -13,23 +9,6 @@ Options default_options(std::string_view hostname) {
   opts.node_id = default_node_id(hostname);
   opts.broadcast_address = std::string(hostname);
   return opts;
-}
-
-std::string os_hostname() {
-  char buf[HOST_NAME_MAX + 1] = {};
-  if (gethostname(buf, sizeof buf - 1) != 0) return {};
-  return std::string(buf);
-}
-
-std::string_view to_string(LogLevel level) noexcept {
-  switch (level) {
-    case LogLevel::debug: return "debug";
-    case LogLevel::info: return "info";
-    case LogLevel::warn: return "warn";
-    case LogLevel::error: return "error";
-    case LogLevel::fatal: return "fatal";
-  }
-  return "invalid";
 }
 
 std::string_view to_string(TlsRequired required) noexcept {

@@ -1,15 +1,10 @@
 #include "nsqd/options_parser.h"
 
-#include <exception>
-#include <utility>
-#include <vector>
-
+#include "config/option_fields.h"
 #include "nsq/config/coerce.h"
 #include "nsq/config/config_file.h"
 #include "nsq/config/option_table.h"
-#include "nsq/flags/go_flags.h"
 #include "nsq/flags/go_strconv.h"
-#include "config/option_fields.h"
 
 namespace nsq::nsqd {
 namespace {
@@ -40,56 +35,22 @@ tl::expected<void, ParseExit> check_special_keys(const config::Map& cfg) {
   return {};
 }
 
-ParseOutcome parse(std::span<const std::string> args, const ParseEnv& env) {
-  const Options defaults = default_options(env.hostname);
-  Options staged = defaults;  // receives the command-line values
-  detail::CommandFlags cmd;
-
-  flags::FlagSet fs("nsqd");
-  detail::add_command_flags(fs, cmd);
-  const std::vector<detail::OptionField> fields = detail::nsqd_option_fields();
-  for (const auto& field : fields) field.add_flag(fs, staged);
-
-  if (auto ok = config::parse_command_line(fs, args); !ok) return tl::unexpected(ok.error());
-  // Go nsqd ignores words after the flags (fs.args()).
-
-  if (cmd.version) {
-    return tl::unexpected(ParseExit{0, version_string(env.compiler) + "\n", false});
-  }
-
-  auto cfg = config::load_config(cmd.config);
-  if (!cfg) return tl::unexpected(cfg.error());
-  if (auto ok = check_special_keys(*cfg); !ok) return tl::unexpected(ok.error());
-
-  auto resolved = config::resolve_options(fs, fields, staged, defaults, *cfg);
-  if (!resolved) return resolved;
-  if (auto ok = check_options(*resolved); !ok) {
-    return tl::unexpected(fatal_exit("failed to instantiate nsqd - " + ok.error()));
-  }
-  return resolved;
+config::DaemonParser<Options> parser() {
+  config::DaemonParser<Options> p;
+  p.program = "nsqd";
+  p.fields = detail::nsqd_option_fields();
+  // A bool, as in Go.
+  p.no_op_flags.push_back({"worker-id", "[deprecated] use --node-id"});
+  p.check_config = check_special_keys;
+  p.check_options = check_options;
+  return p;
 }
 
 }  // namespace
 
-ParseEnv current_parse_env() { return ParseEnv{os_hostname(), config::compiler_name()}; }
-
-std::string version_string(std::string_view compiler) {
-  return "nsqd v1.3.0 (built w/" + std::string(compiler) + ")";
-}
-
 ParseOutcome parse_nsqd_options(std::span<const std::string> args, const ParseEnv& env) {
-  // Start-up is the one place exceptions are allowed; none may leave here.
-  try {
-    return parse(args, env);
-  } catch (const std::exception& e) {
-    return tl::unexpected(fatal_exit(std::string("failed to parse options - ") + e.what()));
-  }
-}
-
-ParseOutcome parse_nsqd_options(int argc, const char* const* argv) {
-  std::vector<std::string> args;
-  for (int i = 1; i < argc; ++i) args.emplace_back(argv[i]);
-  return parse_nsqd_options(args, current_parse_env());
+  return config::parse_daemon_options(parser(), default_options(env.hostname), args,
+                                      env.compiler);
 }
 
 tl::expected<void, std::string> check_options(Options& opts) {

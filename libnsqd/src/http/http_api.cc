@@ -13,6 +13,7 @@
 #include "core/broker.h"
 #include "config/config_values.h"
 #include "net/conn_registry.h"
+#include "nsq/http/v1_api.h"
 #include "nsq/http/router.h"
 #include "nsq/json/writer.h"
 #include "nsq/mpub.h"
@@ -31,23 +32,10 @@ namespace {
 
 using http::Request;
 using http::Response;
+using http::v1_error;
+using http::v1_json;
 
-constexpr std::string_view kV1Header = "X-NSQ-Content-Type";
-constexpr std::string_view kV1Value = "nsq; version=1.0";
-constexpr std::string_view kJson = "application/json; charset=utf-8";
-constexpr std::string_view kText = "text/plain; charset=utf-8";
-
-Response v1(int status, std::string body, std::string_view content_type = kText) {
-  Response r;
-  r.status = status;
-  r.content_type = std::string(content_type);
-  r.body = std::move(body);
-  r.headers.emplace_back(std::string(kV1Header), std::string(kV1Value));
-  return r;
-}
-
-Response ok_text(std::string body = {}) { return v1(200, std::move(body)); }
-Response ok_json(std::string body) { return v1(200, std::move(body), kJson); }
+Response ok_text(std::string body = {}) { return http::v1_response(200, std::move(body)); }
 
 // A Content-Length header above `limit` (answered before reading the body, as Go).
 bool declared_length_over(const Request& req, std::int64_t limit) {
@@ -56,10 +44,6 @@ bool declared_length_over(const Request& req, std::int64_t limit) {
   std::int64_t n = 0;
   auto [p, ec] = std::from_chars(len->data(), len->data() + len->size(), n);
   return ec == std::errc() && n > limit;
-}
-
-Response error(int status, std::string_view message) {
-  return v1(status, "{\"message\":\"" + std::string(message) + "\"}", kJson);
 }
 
 // Go's strconv.ParseBool subset the API accepts.
@@ -120,17 +104,9 @@ http::Router make_router() {
   }
   r.add("GET", "/config/:opt", kConfig);
   r.add("PUT", "/config/:opt", kConfig);
-  r.add("GET", "/debug/pprof/", kPprof);
-  r.add("GET", "/debug/pprof/cmdline", kPprof);
-  r.add("GET", "/debug/pprof/symbol", kPprof);
-  r.add("POST", "/debug/pprof/symbol", kPprof);
-  r.add("GET", "/debug/pprof/profile", kPprof);
-  r.add("GET", "/debug/pprof/heap", kPprof);
-  r.add("GET", "/debug/pprof/goroutine", kPprof);
-  r.add("GET", "/debug/pprof/block", kPprof);
+  http::add_pprof_routes(r, "/debug/pprof/", kPprof);
   r.add("PUT", "/debug/setblockrate", kSetBlockRate);
   r.add("POST", "/debug/freememory", kFreeMemory);
-  r.add("GET", "/debug/pprof/threadcreate", kPprof);
   return r;
 }
 
@@ -153,22 +129,9 @@ std::size_t HttpApi::body_limit(const Request& head) const {
 
 void HttpApi::route(const Request& req, const Reply& reply) {
   auto found = router().route(req);
-  switch (found.kind) {
-    case http::Router::Result::Kind::redirect:
-    case http::Router::Result::Kind::options:
-      reply(std::move(found.response));
-      return;
-    case http::Router::Result::Kind::method_not_allowed: {
-      Response r = error(405, "METHOD_NOT_ALLOWED");
-      r.headers.emplace_back("Allow", std::move(found.allow));
-      reply(std::move(r));
-      return;
-    }
-    case http::Router::Result::Kind::not_found:
-      reply(error(404, "NOT_FOUND"));
-      return;
-    case http::Router::Result::Kind::match:
-      break;
+  if (auto answer = http::unrouted_response(found)) {
+    reply(std::move(*answer));
+    return;
   }
   const std::string& path = req.path;
   if (found.id == kPing) {
@@ -177,7 +140,7 @@ void HttpApi::route(const Request& req, const Reply& reply) {
   }
   // /pub and /mpub check their body before the query, as Go does.
   if (req.bad_query && found.id != kPub && found.id != kMpub) {
-    reply(error(400, "INVALID_REQUEST"));
+    reply(v1_error(400, "INVALID_REQUEST"));
     return;
   }
   switch (found.id) {
@@ -205,7 +168,7 @@ void HttpApi::do_debug(const Request& req, const Reply& reply) {
     // render: it panics and the router answers 500 INTERNAL_ERROR, after the
     // memory was freed. The same answer here.
     malloc_trim(0);
-    reply(error(500, "INTERNAL_ERROR"));
+    reply(v1_error(500, "INTERNAL_ERROR"));
     return;
   }
   if (req.path == "/debug/setblockrate") {
@@ -219,10 +182,7 @@ void HttpApi::do_debug(const Request& req, const Reply& reply) {
     reply(std::move(r));
     return;
   }
-  r.status = 501;
-  r.body = "Go runtime profiles (pprof) do not exist in this nsqd; profile it with perf or "
-           "valgrind instead\n";
-  reply(std::move(r));
+  reply(http::pprof_unavailable("nsqd"));
 }
 
 void HttpApi::do_ping(const Request&, const Reply& reply) {
@@ -244,7 +204,7 @@ void HttpApi::do_info(const Request&, const Reply& reply) {
           ",\"max_output_buffer_size\":" + std::to_string(o.max_output_buffer_size) +
           ",\"max_output_buffer_timeout\":" + std::to_string(o.max_output_buffer_timeout.count()) +
           ",\"max_deflate_level\":" + std::to_string(o.max_deflate_level) + "}";
-  reply(ok_json(std::move(json)));
+  reply(v1_json(std::move(json)));
 }
 
 stats::Snapshot HttpApi::snapshot(const std::string& topic_filter,
@@ -322,13 +282,14 @@ void HttpApi::do_stats(const Request& req, const Reply& reply) {
   bool include_mem = parse_bool(req.query_value("include_mem").value_or("true")).value_or(true);
   stats::Snapshot s = snapshot(topic, channel, include_clients, include_mem);
   if (req.query_value("format").value_or("") == "json") {
-    reply(ok_json(render_stats_json(s)));
+    reply(v1_json(render_stats_json(s)));
     return;
   }
   auto now = std::chrono::duration_cast<std::chrono::seconds>(
                  std::chrono::system_clock::now().time_since_epoch())
                  .count();
-  reply(ok_text(render_stats_text(s, version_string(current_parse_env().compiler), now)));
+  const std::string version = config::version_string("nsqd", config::compiler_name());
+  reply(ok_text(render_stats_text(s, version, now)));
 }
 
 void HttpApi::do_metrics(const Request&, const Reply& reply) {
@@ -342,18 +303,18 @@ void HttpApi::publish(const std::string& topic_name, std::vector<std::string_vie
                       std::chrono::milliseconds defer, const Reply& reply) {
   auto topic = broker_.get_or_create_topic(topic_name);
   if (!topic) {
-    reply(error(503, "EXITING"));
+    reply(v1_error(503, "EXITING"));
     return;
   }
   DiskWrites spill;
   if (topic->publish(bodies, defer, spill)) {
-    reply(error(503, "EXITING"));
+    reply(v1_error(503, "EXITING"));
     return;
   }
   // Answered once the disk writes are done, without holding this thread
   // meanwhile (with --sync-publish, concurrent /pub requests share fsyncs).
   auto answer = [reply](std::error_code ec) {
-    reply(ec ? error(503, "EXITING") : ok_text("OK"));
+    reply(ec ? v1_error(503, "EXITING") : ok_text("OK"));
   };
   if (auto now = broker_.disk_writer().submit(std::move(spill), answer)) answer(*now);
 }
@@ -361,20 +322,20 @@ void HttpApi::publish(const std::string& topic_name, std::vector<std::string_vie
 // The ?topic= of /pub and /mpub, created if new; nullopt once an error is replied.
 std::optional<std::string> HttpApi::publish_topic(const Request& req, const Reply& reply) {
   if (req.bad_query) {
-    reply(error(400, "INVALID_REQUEST"));
+    reply(v1_error(400, "INVALID_REQUEST"));
     return std::nullopt;
   }
   auto topic = req.query_value("topic");
   if (!topic) {
-    reply(error(400, "MISSING_ARG_TOPIC"));
+    reply(v1_error(400, "MISSING_ARG_TOPIC"));
     return std::nullopt;
   }
   if (!is_valid_topic_name(*topic)) {
-    reply(error(400, "INVALID_TOPIC"));
+    reply(v1_error(400, "INVALID_TOPIC"));
     return std::nullopt;
   }
   if (!broker_.get_or_create_topic(*topic)) {
-    reply(error(503, "EXITING"));
+    reply(v1_error(503, "EXITING"));
     return std::nullopt;
   }
   return topic;
@@ -383,15 +344,15 @@ std::optional<std::string> HttpApi::publish_topic(const Request& req, const Repl
 void HttpApi::do_pub(const Request& req, const Reply& reply) {
   const Options& o = broker_.options();
   if (declared_length_over(req, o.max_msg_size)) {
-    reply(error(413, "MSG_TOO_BIG"));
+    reply(v1_error(413, "MSG_TOO_BIG"));
     return;
   }
   if (req.body_too_big || static_cast<std::int64_t>(req.body.size()) > o.max_msg_size) {
-    reply(error(413, "MSG_TOO_BIG"));
+    reply(v1_error(413, "MSG_TOO_BIG"));
     return;
   }
   if (req.body.empty()) {
-    reply(error(400, "MSG_EMPTY"));
+    reply(v1_error(400, "MSG_EMPTY"));
     return;
   }
   auto topic = publish_topic(req, reply);
@@ -405,7 +366,7 @@ void HttpApi::do_pub(const Request& req, const Reply& reply) {
     auto [p, ec] = std::from_chars(digits.data(), digits.data() + digits.size(), v);
     auto max_ms = std::chrono::duration_cast<std::chrono::milliseconds>(o.max_req_timeout).count();
     if (ec != std::errc() || p != digits.data() + digits.size() || v < 0 || v > max_ms) {
-      reply(error(400, "INVALID_DEFER"));
+      reply(v1_error(400, "INVALID_DEFER"));
       return;
     }
     defer = std::chrono::milliseconds(v);
@@ -416,13 +377,13 @@ void HttpApi::do_pub(const Request& req, const Reply& reply) {
 void HttpApi::do_mpub(const Request& req, const Reply& reply) {
   const Options& o = broker_.options();
   if (declared_length_over(req, o.max_body_size)) {
-    reply(error(413, "BODY_TOO_BIG"));
+    reply(v1_error(413, "BODY_TOO_BIG"));
     return;
   }
   auto topic = publish_topic(req, reply);
   if (!topic) return;
   if (req.body_too_big || static_cast<std::int64_t>(req.body.size()) > o.max_body_size) {
-    reply(error(413, "BODY_TOO_BIG"));
+    reply(v1_error(413, "BODY_TOO_BIG"));
     return;
   }
   // binary: absent, false or 0 is text; true, 1 or anything else is binary.
@@ -434,7 +395,7 @@ void HttpApi::do_mpub(const Request& req, const Reply& reply) {
     if (!parsed) {
       std::string code = parsed.error().code;
       if (code.starts_with("E_")) code = code.substr(2);
-      reply(error(413, code));
+      reply(v1_error(413, code));
       return;
     }
     bodies = std::move(*parsed);
@@ -446,7 +407,7 @@ void HttpApi::do_mpub(const Request& req, const Reply& reply) {
       rest = nl == std::string_view::npos ? std::string_view{} : rest.substr(nl + 1);
       if (line.empty()) continue;
       if (static_cast<std::int64_t>(line.size()) > o.max_msg_size) {
-        reply(error(413, "MSG_TOO_BIG"));
+        reply(v1_error(413, "MSG_TOO_BIG"));
         return;
       }
       bodies.push_back(line);
@@ -462,30 +423,30 @@ void HttpApi::do_mpub(const Request& req, const Reply& reply) {
 void HttpApi::do_topic(const std::string& action, const Request& req, const Reply& reply) {
   auto name = req.query_value("topic");
   if (!name) {
-    reply(error(400, "MISSING_ARG_TOPIC"));
+    reply(v1_error(400, "MISSING_ARG_TOPIC"));
     return;
   }
   // delete, pause and unpause look the name up without validating it (as Go).
   bool validate = action == "create" || action == "empty";
   if (validate && !is_valid_topic_name(*name)) {
-    reply(error(400, "INVALID_TOPIC"));
+    reply(v1_error(400, "INVALID_TOPIC"));
     return;
   }
   if (action == "create") {
-    reply(broker_.get_or_create_topic(*name) ? ok_text() : error(503, "EXITING"));
+    reply(broker_.get_or_create_topic(*name) ? ok_text() : v1_error(503, "EXITING"));
     return;
   }
   if (action == "delete") {
-    reply(broker_.delete_topic(*name) ? ok_text() : error(404, "TOPIC_NOT_FOUND"));
+    reply(broker_.delete_topic(*name) ? ok_text() : v1_error(404, "TOPIC_NOT_FOUND"));
     return;
   }
   auto topic = broker_.find_topic(*name);
   if (!topic) {
-    reply(error(404, "TOPIC_NOT_FOUND"));
+    reply(v1_error(404, "TOPIC_NOT_FOUND"));
     return;
   }
   if (action == "empty") {
-    reply(topic->empty() ? error(500, "INTERNAL_ERROR") : ok_text());
+    reply(topic->empty() ? v1_error(500, "INTERNAL_ERROR") : ok_text());
     return;
   }
   if (action == "pause") {
@@ -493,48 +454,36 @@ void HttpApi::do_topic(const std::string& action, const Request& req, const Repl
   } else {
     topic->unpause();
   }
-  reply(broker_.save_metadata() ? error(500, "INTERNAL_ERROR") : ok_text());
+  reply(broker_.save_metadata() ? v1_error(500, "INTERNAL_ERROR") : ok_text());
 }
 
 void HttpApi::do_channel(const std::string& action, const Request& req, const Reply& reply) {
-  auto topic_name = req.query_value("topic");
-  if (!topic_name) {
-    reply(error(400, "MISSING_ARG_TOPIC"));
+  auto args = http::topic_channel_args(req);
+  if (!args) {
+    reply(std::move(args.error()));
     return;
   }
-  if (!is_valid_topic_name(*topic_name)) {
-    reply(error(400, "INVALID_ARG_TOPIC"));
-    return;
-  }
-  auto channel_name = req.query_value("channel");
-  if (!channel_name) {
-    reply(error(400, "MISSING_ARG_CHANNEL"));
-    return;
-  }
-  if (!is_valid_channel_name(*channel_name)) {
-    reply(error(400, "INVALID_ARG_CHANNEL"));
-    return;
-  }
-  auto topic = broker_.find_topic(*topic_name);
+  const std::string& channel_name = args->channel;
+  auto topic = broker_.find_topic(args->topic);
   if (!topic) {
-    reply(error(404, "TOPIC_NOT_FOUND"));
+    reply(v1_error(404, "TOPIC_NOT_FOUND"));
     return;
   }
   if (action == "create") {
-    reply(topic->get_or_create_channel(*channel_name) ? ok_text() : error(503, "EXITING"));
+    reply(topic->get_or_create_channel(channel_name) ? ok_text() : v1_error(503, "EXITING"));
     return;
   }
   if (action == "delete") {
-    reply(topic->delete_channel(*channel_name) ? ok_text() : error(404, "CHANNEL_NOT_FOUND"));
+    reply(topic->delete_channel(channel_name) ? ok_text() : v1_error(404, "CHANNEL_NOT_FOUND"));
     return;
   }
-  auto channel = topic->find_channel(*channel_name);
+  auto channel = topic->find_channel(channel_name);
   if (!channel) {
-    reply(error(404, "CHANNEL_NOT_FOUND"));
+    reply(v1_error(404, "CHANNEL_NOT_FOUND"));
     return;
   }
   if (action == "empty") {
-    reply(channel->empty() ? error(500, "INTERNAL_ERROR") : ok_text());
+    reply(channel->empty() ? v1_error(500, "INTERNAL_ERROR") : ok_text());
     return;
   }
   if (action == "pause") {
@@ -542,7 +491,7 @@ void HttpApi::do_channel(const std::string& action, const Request& req, const Re
   } else {
     channel->unpause();
   }
-  reply(broker_.save_metadata() ? error(500, "INTERNAL_ERROR") : ok_text());
+  reply(broker_.save_metadata() ? v1_error(500, "INTERNAL_ERROR") : ok_text());
 }
 
 void HttpApi::do_config(const std::string& opt, const Request& req, const Reply& reply) {
@@ -554,14 +503,14 @@ void HttpApi::do_config(const std::string& opt, const Request& req, const Reply&
     if (o.broadcast_http_port == 0 && node_.http_port) o.broadcast_http_port = node_.http_port();
     o.statsd_prefix = expand_statsd_prefix(o.statsd_prefix, o.broadcast_address,
                                            o.broadcast_http_port);
-    if (opt == "nsqlookupd_tcp_addresses" && lookupd_addresses_null_) return ok_json("null");
+    if (opt == "nsqlookupd_tcp_addresses" && lookupd_addresses_null_) return v1_json("null");
     auto v = config_value(o, opt);
-    return v->json ? ok_json(v->body) : ok_text(v->body);
+    return v->json ? v1_json(v->body) : ok_text(v->body);
   };
   if (req.method == "GET") {
     std::lock_guard lock(mu_);
     if (!config_value(runtime_, opt)) {
-      reply(error(400, "INVALID_OPTION"));
+      reply(v1_error(400, "INVALID_OPTION"));
       return;
     }
     reply(render(runtime_));
@@ -570,19 +519,16 @@ void HttpApi::do_config(const std::string& opt, const Request& req, const Reply&
   // PUT
   if (req.body_too_big || req.body.empty() ||
       static_cast<std::int64_t>(req.body.size()) > broker_.options().max_msg_size) {
-    reply(error(413, "INVALID_VALUE"));
+    reply(v1_error(413, "INVALID_VALUE"));
     return;
   }
   if (opt == "log_level") {
     auto level = detail::parse_log_level(req.body);
     if (!level) {
-      reply(error(400, "INVALID_VALUE"));
+      reply(v1_error(400, "INVALID_VALUE"));
       return;
     }
-    static constexpr spdlog::level::level_enum kLevels[] = {
-        spdlog::level::debug, spdlog::level::info, spdlog::level::warn, spdlog::level::err,
-        spdlog::level::critical};
-    log_->set_level(kLevels[static_cast<int>(*level)]);
+    set_go_log_level(*log_, *level);
     std::lock_guard lock(mu_);
     runtime_.log_level = *level;
     reply(render(runtime_));
@@ -607,7 +553,7 @@ void HttpApi::do_config(const std::string& opt, const Request& req, const Reply&
       }
     }
     if (!ok) {
-      reply(error(400, "INVALID_VALUE"));
+      reply(v1_error(400, "INVALID_VALUE"));
       return;
     }
     // The lookup loop connects to each distinct host:port once.
@@ -628,7 +574,7 @@ void HttpApi::do_config(const std::string& opt, const Request& req, const Reply&
     reply(render(runtime_));
     return;
   }
-  reply(error(400, "INVALID_OPTION"));
+  reply(v1_error(400, "INVALID_OPTION"));
 }
 
 std::vector<std::string> HttpApi::lookupd_tcp_addresses() const {

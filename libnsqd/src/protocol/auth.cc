@@ -23,35 +23,13 @@ std::optional<std::uint16_t> https_port_of(const std::string& body) {
   return static_cast<std::uint16_t>(port);
 }
 
-// url.QueryEscape: unreserved bytes stay, space becomes '+', the rest %XX.
-void append_escaped(std::string& out, std::string_view s) {
-  static constexpr char kHex[] = "0123456789ABCDEF";
-  for (unsigned char c : s) {
-    if ((c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '-' ||
-        c == '_' || c == '.' || c == '~') {
-      out.push_back(static_cast<char>(c));
-    } else if (c == ' ') {
-      out.push_back('+');
-    } else {
-      out.push_back('%');
-      out.push_back(kHex[c >> 4]);
-      out.push_back(kHex[c & 15]);
-    }
-  }
-}
-
 }  // namespace
 
 std::string query_string(std::string_view secret, std::string_view remote_ip, bool tls,
                          std::string_view common_name) {
-  std::string q = "common_name=";
-  append_escaped(q, common_name);
-  q += "&remote_ip=";
-  append_escaped(q, remote_ip);
-  q += "&secret=";
-  append_escaped(q, secret);
-  q += tls ? "&tls=true" : "&tls=false";
-  return q;
+  return "common_name=" + http::query_escape(common_name) +
+         "&remote_ip=" + http::query_escape(remote_ip) + "&secret=" + http::query_escape(secret) +
+         (tls ? "&tls=true" : "&tls=false");
 }
 
 namespace {

@@ -304,8 +304,8 @@ TEST(NsqdOptions, Version) {
   EXPECT_EQ(parse_exit({"-version"}).exit_code, 0);
   // An unknown flag still wins, as the whole command line is parsed first.
   EXPECT_EQ(parse_exit({"--version", "--foo"}).exit_code, 2);
-  EXPECT_EQ(version_string("x"), "nsqd v1.3.0 (built w/x)");
-  EXPECT_NE(current_parse_env().compiler, "");
+  EXPECT_EQ(config::version_string("nsqd", "x"), "nsqd v1.3.0 (built w/x)");
+  EXPECT_NE(config::current_parse_env().compiler, "");
 }
 
 TEST(NsqdOptions, HelpListsEveryFlag) {
@@ -492,9 +492,9 @@ TEST(NsqdConfig, SpecialKeysAreCheckedEvenWhenAFlagOverrides) {
   EXPECT_EQ(e.text, "failed parsing log_level loud");
 }
 
-TEST(NsqdOptions, ArgvOverload) {
+TEST(NsqdOptions, CommandLineArgsWithTheRealEnv) {
   const char* argv[] = {"nsqd", "--mem-queue-size=9", "--broadcast-address=h"};
-  auto r = parse_nsqd_options(3, argv);
+  auto r = parse_nsqd_options(config::command_line_args(3, argv));
   ASSERT_TRUE(r.has_value()) << r.error().text;
   EXPECT_EQ(r->mem_queue_size, 9);
   EXPECT_EQ(r->broadcast_address, "h");

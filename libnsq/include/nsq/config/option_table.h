@@ -2,6 +2,8 @@
 
 #include <chrono>
 #include <cstdint>
+#include <deque>
+#include <exception>
 #include <functional>
 #include <limits>
 #include <span>
@@ -13,13 +15,15 @@
 
 #include "nsq/config/coerce.h"
 #include "nsq/config/config_file.h"
+#include "nsq/config/daemon_options.h"
 #include "nsq/config/parse_exit.h"
 #include "nsq/flags/go_flags.h"
 
 // A daemon's options as a table: each field of its Options struct tied to a
 // command-line flag and a config-file key (Go's `flag:"..." cfg:"..."` struct
 // tags), resolved as go-options does: a flag given on the command line wins,
-// then the config file's key, then the default. nsqd and nsqlookupd share it.
+// then the config file's key, then the default. nsqd and nsqlookupd share it,
+// and parse_daemon_options, their whole start-up parse.
 namespace nsq::config {
 
 using SetResult = tl::expected<void, std::string>;
@@ -50,9 +54,6 @@ tl::expected<void, ParseExit> parse_command_line(flags::FlagSet& fs,
 
 // The config file named by --config (an empty path reads nothing).
 tl::expected<Map, ParseExit> load_config(const std::string& path);
-
-// "gcc 12.2.0" or "clang ...": the "built w/" part of --version.
-std::string compiler_name();
 
 namespace detail {
 
@@ -203,6 +204,78 @@ tl::expected<Options, ParseExit> resolve_options(const flags::FlagSet& fs,
     }
   }
   return opts;
+}
+
+// A flag Go keeps for compatibility that does nothing: a bool.
+struct NoOpFlag {
+  std::string name;
+  std::string usage;
+};
+
+// What tells one daemon's start-up parse from another's.
+template <class Options>
+struct DaemonParser {
+  std::string program;  // "nsqd": the flag set's name ("Usage of nsqd:") and --version's
+  std::vector<OptionField<Options>> fields;  // in Go's Options order
+  // No-op flags besides --verbose, which every daemon has.
+  std::vector<NoOpFlag> no_op_flags;
+  // Checks of config-file values made as soon as the file is read (Go nsqd's
+  // config.Validate), whether or not a flag overrides them. May be empty.
+  std::function<tl::expected<void, ParseExit>(const Map&)> check_config;
+  // The checks the daemon makes when it starts (Go's nsqd.New); the error
+  // becomes "failed to instantiate <program> - <error>". May be empty.
+  std::function<tl::expected<void, std::string>(Options&)> check_options;
+};
+
+namespace detail {
+
+// The flags that are commands rather than options.
+struct CommandFlags {
+  bool version = false;
+  std::string config;        // --config: the TOML file
+  std::deque<bool> ignored;  // the no-op flags' values
+};
+
+// --version, --config, --verbose and `no_op_flags`.
+void add_command_flags(flags::FlagSet& fs, CommandFlags& cmd,
+                       std::span<const NoOpFlag> no_op_flags);
+
+}  // namespace detail
+
+// A daemon's options as Go nsqd and nsqlookupd v1.3.0 read them: flags (Go
+// syntax; words after them are ignored), --version, the --config file
+// (check_config), go-options' resolution from `defaults`, then
+// check_options. Never throws: start-up is the one place exceptions are
+// allowed, and none leaves here.
+template <class Options>
+ParseOutcome<Options> parse_daemon_options(const DaemonParser<Options>& parser, Options defaults,
+                                           std::span<const std::string> args,
+                                           std::string_view compiler) {
+  try {
+    Options staged = defaults;  // receives the command-line values
+    detail::CommandFlags cmd;
+    flags::FlagSet fs(parser.program);
+    detail::add_command_flags(fs, cmd, parser.no_op_flags);
+    for (const auto& field : parser.fields) field.add_flag(fs, staged);
+    if (auto ok = parse_command_line(fs, args); !ok) return tl::unexpected(ok.error());
+    if (cmd.version) {
+      return tl::unexpected(ParseExit{0, version_string(parser.program, compiler) + "\n", false});
+    }
+    auto cfg = load_config(cmd.config);
+    if (!cfg) return tl::unexpected(cfg.error());
+    if (parser.check_config) {
+      if (auto ok = parser.check_config(*cfg); !ok) return tl::unexpected(ok.error());
+    }
+    auto resolved = resolve_options(fs, parser.fields, staged, std::move(defaults), *cfg);
+    if (!resolved || !parser.check_options) return resolved;
+    if (auto ok = parser.check_options(*resolved); !ok) {
+      return tl::unexpected(
+          fatal_exit("failed to instantiate " + parser.program + " - " + ok.error()));
+    }
+    return resolved;
+  } catch (const std::exception& e) {
+    return tl::unexpected(fatal_exit(std::string("failed to parse options - ") + e.what()));
+  }
 }
 
 }  // namespace nsq::config
