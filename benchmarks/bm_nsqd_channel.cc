@@ -17,7 +17,7 @@
 #include "core/channel.h"
 #include "core/context.h"
 #include "core/deadline_heap.h"
-#include "diskqueue/sync_scheduler.h"
+#include "diskqueue/timer_thread.h"
 #include "nsq/id_generator.h"
 #include "nsqd/options.h"
 #include "core/topic.h"
@@ -47,7 +47,7 @@ struct Env {
       std::make_shared<spdlog::logger>("bm", std::make_shared<spdlog::sinks::null_sink_mt>());
   WorkerPool pool{1};
   DiskWriter writer{nullptr};
-  diskqueue::SyncScheduler deadlines;
+  diskqueue::TimerThread deadlines;
   QueueContext ctx{
       options, *log, pool, writer, deadlines,
       [](const std::string&) { return std::shared_ptr<diskqueue::DiskQueue>(); }, nullptr, nullptr};

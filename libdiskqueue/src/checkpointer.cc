@@ -11,7 +11,7 @@
 namespace nsq::diskqueue {
 
 Checkpointer::Checkpointer(const Options& options, const QueueFiles& files, const QueueLog& log,
-                           QueueState& state, std::shared_ptr<SyncScheduler> scheduler)
+                           QueueState& state, std::shared_ptr<TimerThread> scheduler)
     : options_(options),
       files_(files),
       log_(log),
@@ -88,7 +88,7 @@ void Checkpointer::count_ops_locked(std::int64_t n) {
 void Checkpointer::arm_timer_locked() {
   if (state_.closed || timer_armed_ || options_.sync_timeout.count() <= 0) return;
   timer_armed_ = true;
-  timer_id_ = scheduler_->schedule(SyncScheduler::Clock::now() + options_.sync_timeout, [this] {
+  timer_id_ = scheduler_->schedule(TimerThread::Clock::now() + options_.sync_timeout, [this] {
     {
       std::lock_guard lock(state_.mu);
       timer_armed_ = false;
@@ -101,7 +101,7 @@ void Checkpointer::arm_timer_locked() {
 void Checkpointer::request_locked() {
   if (state_.closed || requested_) return;
   requested_ = true;
-  request_id_ = scheduler_->schedule(SyncScheduler::Clock::now(), [this] {
+  request_id_ = scheduler_->schedule(TimerThread::Clock::now(), [this] {
     {
       std::lock_guard lock(state_.mu);
       requested_ = false;
@@ -112,7 +112,7 @@ void Checkpointer::request_locked() {
 }
 
 void Checkpointer::cancel_scheduled() {
-  SyncScheduler::TaskId ids[2];
+  TimerThread::TaskId ids[2];
   {
     std::lock_guard lock(state_.mu);
     ids[0] = timer_id_;

@@ -15,7 +15,7 @@ namespace nsq::diskqueue {
 
 // Writes the checkpoint: fdatasync of the write segment, then the meta file
 // (written atomically) with the positions seen before the fsync. Counts the
-// puts and reads since the last one and runs the next on the SyncScheduler
+// puts and reads since the last one and runs the next on the TimerThread
 // after Options::sync_every of them or sync_timeout after the first. With
 // manual_read_commit it also deletes the segments the committed position
 // has left, once the meta file no longer names them.
@@ -25,7 +25,7 @@ namespace nsq::diskqueue {
 class Checkpointer {
  public:
   Checkpointer(const Options& options, const QueueFiles& files, const QueueLog& log,
-               QueueState& state, std::shared_ptr<SyncScheduler> scheduler);
+               QueueState& state, std::shared_ptr<TimerThread> scheduler);
 
   // After recovery: segments below `delete_from` are gone; `unsynced`: the
   // files changed since the meta file was written (a checkpoint is due).
@@ -59,7 +59,7 @@ class Checkpointer {
   const QueueFiles& files_;
   const QueueLog& log_;
   QueueState& state_;
-  const std::shared_ptr<SyncScheduler> scheduler_;
+  const std::shared_ptr<TimerThread> scheduler_;
 
   std::mutex mu_;                 // see lock()
   std::minstd_rand tmp_rand_;     // guarded by mu_: the meta file's temporary name
@@ -69,8 +69,8 @@ class Checkpointer {
   std::int64_t unsynced_ops_ = 0;  // puts and commits the meta file does not count
   bool timer_armed_ = false;       // sync_timeout checkpoint scheduled
   bool requested_ = false;         // immediate checkpoint scheduled
-  SyncScheduler::TaskId timer_id_ = 0;
-  SyncScheduler::TaskId request_id_ = 0;
+  TimerThread::TaskId timer_id_ = 0;
+  TimerThread::TaskId request_id_ = 0;
 };
 
 }  // namespace nsq::diskqueue

@@ -97,7 +97,7 @@ DiskQueue::Impl::Impl(Options options)
       state_(options_.manual_read_commit),
       readable_(state_),
       checkpointer_(options_, files_, log_, state_,
-                    options_.scheduler ? options_.scheduler : std::make_shared<SyncScheduler>()),
+                    options_.scheduler ? options_.scheduler : std::make_shared<TimerThread>()),
       writer_(options_, files_, log_, state_, checkpointer_, readable_),
       group_(state_, writer_, log_),
       async_(options_.executor ? std::make_unique<AsyncPuts>(options_.executor, group_) : nullptr),

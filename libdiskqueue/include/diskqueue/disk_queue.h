@@ -14,7 +14,7 @@
 #include <vector>
 
 #include "diskqueue/errc.h"
-#include "diskqueue/sync_scheduler.h"
+#include "diskqueue/timer_thread.h"
 
 namespace nsq::diskqueue {
 
@@ -80,7 +80,7 @@ struct Options {
   std::int64_t preallocate_bytes = 0;
   // Runs the timed checkpoints; several queues should share one. Null: the
   // queue starts its own.
-  std::shared_ptr<SyncScheduler> scheduler;
+  std::shared_ptr<TimerThread> scheduler;
   // Runs put_batch_async's writes (e.g. a pool's submit); every job must run
   // and not wait for other such jobs. Null: put_batch_async writes inline.
   std::function<void(std::function<void()>)> executor;

@@ -13,7 +13,7 @@
 #include <tl/expected.hpp>
 
 #include "core/context.h"
-#include "diskqueue/sync_scheduler.h"
+#include "diskqueue/timer_thread.h"
 #include "nsqd/options.h"
 #include "core/topic.h"
 #include "core/worker_pool.h"
@@ -90,8 +90,8 @@ class Broker {
   // jobs), while everything their jobs touch is still alive.
   std::unique_ptr<WorkerPool> disk_pool_;
   std::unique_ptr<WorkerPool> blocking_pool_;
-  std::unique_ptr<diskqueue::SyncScheduler> deadlines_;
-  std::shared_ptr<diskqueue::SyncScheduler> disk_syncs_;
+  std::unique_ptr<diskqueue::TimerThread> deadlines_;
+  std::shared_ptr<diskqueue::TimerThread> disk_syncs_;
   DiskWriter disk_writer_;
   QueueContext ctx_;
 

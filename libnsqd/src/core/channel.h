@@ -166,7 +166,7 @@ class Channel : public std::enable_shared_from_this<Channel> {
   std::int64_t disk_pending_ = 0;                // guarded by mu_: records believed in backend_
   std::uint64_t disk_write_seq_ = 0;             // guarded by mu_: bumped after each spill lands
   Clock::time_point armed_until_ = Clock::time_point::max();  // guarded by mu_
-  diskqueue::SyncScheduler::TaskId deadline_task_ = 0;        // guarded by mu_
+  diskqueue::TimerThread::TaskId deadline_task_ = 0;        // guarded by mu_
   std::uint64_t message_count_ = 0;  // guarded by mu_
   std::uint64_t requeue_count_ = 0;  // guarded by mu_
   std::uint64_t timeout_count_ = 0;  // guarded by mu_

@@ -9,7 +9,7 @@
 
 #include "core/disk_writer.h"
 #include "diskqueue/disk_queue.h"
-#include "diskqueue/sync_scheduler.h"
+#include "diskqueue/timer_thread.h"
 #include "nsqd/options.h"
 
 namespace spdlog {
@@ -44,7 +44,7 @@ struct QueueContext {
   spdlog::logger& log;
   WorkerPool& disk_pool;                   // blocking disk reads
   DiskWriter& disk_writer;                 // every write
-  diskqueue::SyncScheduler& deadlines;     // in-flight and deferred deadlines
+  diskqueue::TimerThread& deadlines;       // in-flight and deferred deadlines (a thread of their own)
   // Opens the disk queue of a topic ("t") or channel ("t:c").
   std::function<std::shared_ptr<diskqueue::DiskQueue>(const std::string& queue_name)> open_backend;
   // Topology (non-ephemeral topics, channels, paused flags) changed: nsqd.dat is due.

@@ -280,7 +280,7 @@ TEST(DiskQueue, ReopenWithoutCloseKeepsRecordsPastTheCheckpoint) {
 
 TEST(DiskQueue, SharedSchedulerServesManyQueues) {
   TempDir dir;
-  auto scheduler = std::make_shared<SyncScheduler>();
+  auto scheduler = std::make_shared<TimerThread>();
   std::vector<std::unique_ptr<DiskQueue>> queues;
   for (int i = 0; i < 50; ++i) {
     auto o = make_options(dir, "q" + std::to_string(i));

@@ -21,7 +21,7 @@
 #include "core/context.h"
 #include "core/channel.h"
 #include "diskqueue/disk_queue.h"
-#include "diskqueue/sync_scheduler.h"
+#include "diskqueue/timer_thread.h"
 #include "core/message.h"
 #include "nsq/id_generator.h"
 #include "nsq/message.h"
@@ -114,9 +114,9 @@ class CoreEnv {
   explicit CoreEnv(Options o = test_options(), std::shared_ptr<spdlog::logger> logger = null_logger())
       : options(std::move(o)),
         log(std::move(logger)),
-        disk_syncs(std::make_shared<diskqueue::SyncScheduler>()),
+        disk_syncs(std::make_shared<diskqueue::TimerThread>()),
         pool(std::make_unique<WorkerPool>(2)),
-        deadlines(std::make_unique<diskqueue::SyncScheduler>()),
+        deadlines(std::make_unique<diskqueue::TimerThread>()),
         writer([this](std::error_code ec) {
           if (!ec) return;
           std::lock_guard lock(mu_);
@@ -167,9 +167,9 @@ class CoreEnv {
   testutil::TempDir dir;
   Options options;
   std::shared_ptr<spdlog::logger> log;
-  std::shared_ptr<diskqueue::SyncScheduler> disk_syncs;
+  std::shared_ptr<diskqueue::TimerThread> disk_syncs;
   std::unique_ptr<WorkerPool> pool;
-  std::unique_ptr<diskqueue::SyncScheduler> deadlines;
+  std::unique_ptr<diskqueue::TimerThread> deadlines;
   DiskWriter writer;
   std::atomic<int> topology_changes{0};
   QueueContext ctx;

@@ -10,22 +10,23 @@
 
 namespace nsq::diskqueue {
 
-// One background thread that runs the periodic syncs (fsync + meta checkpoint)
-// of any number of queues, so that ten thousand idle queues cost one sleeping
-// thread rather than ten thousand tickers.
+// One background thread that runs tasks at given times: the periodic syncs
+// (fsync + meta checkpoint) of any number of disk queues, so that ten
+// thousand idle queues cost one sleeping thread rather than ten thousand
+// tickers; nsqd runs its message deadlines on another instance.
 //
 // Thread safety: every member may be called from any thread. A task runs on
-// the scheduler's thread; cancel() returns only once that task is not running,
+// the timer's thread; cancel() returns only once that task is not running,
 // so an owner that cancels before it dies is never called afterwards.
-class SyncScheduler {
+class TimerThread {
  public:
   using Clock = std::chrono::steady_clock;
   using TaskId = std::uint64_t;
 
-  SyncScheduler();
-  ~SyncScheduler();
-  SyncScheduler(const SyncScheduler&) = delete;
-  SyncScheduler& operator=(const SyncScheduler&) = delete;
+  TimerThread();
+  ~TimerThread();
+  TimerThread(const TimerThread&) = delete;
+  TimerThread& operator=(const TimerThread&) = delete;
 
   // Runs `task` once, at or soon after `when`.
   TaskId schedule(Clock::time_point when, std::function<void()> task);

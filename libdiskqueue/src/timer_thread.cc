@@ -1,10 +1,10 @@
-#include "diskqueue/sync_scheduler.h"
+#include "diskqueue/timer_thread.h"
 
 namespace nsq::diskqueue {
 
-SyncScheduler::SyncScheduler() : thread_([this] { run(); }) {}
+TimerThread::TimerThread() : thread_([this] { run(); }) {}
 
-SyncScheduler::~SyncScheduler() {
+TimerThread::~TimerThread() {
   {
     std::lock_guard lock(mu_);
     stop_ = true;
@@ -13,7 +13,7 @@ SyncScheduler::~SyncScheduler() {
   thread_.join();
 }
 
-SyncScheduler::TaskId SyncScheduler::schedule(Clock::time_point when, std::function<void()> task) {
+TimerThread::TaskId TimerThread::schedule(Clock::time_point when, std::function<void()> task) {
   std::lock_guard lock(mu_);
   TaskId id = next_id_++;
   tasks_.emplace(id, std::make_pair(when, std::move(task)));
@@ -22,7 +22,7 @@ SyncScheduler::TaskId SyncScheduler::schedule(Clock::time_point when, std::funct
   return id;
 }
 
-void SyncScheduler::cancel(TaskId id) {
+void TimerThread::cancel(TaskId id) {
   std::unique_lock lock(mu_);
   if (auto it = tasks_.find(id); it != tasks_.end()) {
     auto range = by_time_.equal_range(it->second.first);
@@ -37,7 +37,7 @@ void SyncScheduler::cancel(TaskId id) {
   done_cv_.wait(lock, [&] { return running_ != id; });
 }
 
-void SyncScheduler::run() {
+void TimerThread::run() {
   std::unique_lock lock(mu_);
   while (!stop_) {
     if (by_time_.empty()) {
