@@ -153,6 +153,8 @@ class Channel : public std::enable_shared_from_this<Channel> {
 
   mutable std::mutex mu_;
   std::deque<QueuedMessage> memory_;      // guarded by mu_
+  // A refill starts when fewer read-ahead messages than this are left.
+  static constexpr std::size_t kRefillLowWater = 64;
   std::deque<QueuedMessage> from_disk_;   // guarded by mu_: read ahead from backend_
   std::unordered_map<MessageId, InFlight, IdHash> in_flight_;  // guarded by mu_
   DeadlineHeap<InFlight> in_flight_heap_;                      // guarded by mu_

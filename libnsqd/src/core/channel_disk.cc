@@ -1,0 +1,197 @@
+// The channel's disk queue: refilling the memory queue from it, committing
+// reads, and emptying, removing or shutting down (what reaches the disk).
+#include <spdlog/spdlog.h>
+
+#include <algorithm>
+
+#include "core/channel.h"
+#include "core/worker_pool.h"
+
+namespace nsq::nsqd {
+namespace {
+
+constexpr std::size_t kRefillBatch = 256;
+constexpr std::size_t kRefillBytes = 4 * 1024 * 1024;
+
+}  // namespace
+
+void Channel::commit_reads() {
+  std::optional<diskqueue::ReadToken> token;
+  {
+    std::lock_guard lock(mu_);
+    commit_scheduled_ = false;
+    token.swap(pending_commit_);
+  }
+  if (!token) return;
+  if (auto ec = backend_->commit_read(*token)) {
+    ctx_.log.error("TOPIC({}): CHANNEL({}) failed to commit reads - {}", topic_name_, name_,
+                   ec.message());
+  }
+}
+
+// mu_ held. Reads the next batch from the disk queue on the disk pool.
+void Channel::start_refill_locked() {
+  if (!backend_ || refill_running_ || disk_pending_ <= 0 || exiting_) return;
+  refill_running_ = true;
+  std::weak_ptr<Channel> weak = weak_from_this();
+  ctx_.disk_pool.submit([weak] {
+    if (auto self = weak.lock()) self->refill();
+  });
+}
+
+void Channel::refill() {
+  std::uint64_t seq;
+  {
+    std::lock_guard lock(mu_);
+    seq = disk_write_seq_;
+  }
+  std::vector<diskqueue::ReadRecord> records;
+  if (durable_) {
+    records = backend_->read_records(kRefillBatch, kRefillBytes);
+  } else {
+    for (std::string& r : backend_->read_batch(kRefillBatch, kRefillBytes))
+      records.push_back(diskqueue::ReadRecord{std::move(r), {}});
+  }
+  std::vector<QueuedMessage> decoded;
+  decoded.reserve(records.size());
+  std::vector<diskqueue::ReadToken> undecodable;
+  for (const diskqueue::ReadRecord& r : records) {
+    auto m = decode_message(r.data);
+    if (!m) {
+      ctx_.log.error("TOPIC({}): CHANNEL({}) failed to decode message from disk - {}",
+                     topic_name_, name_, m.error().message());
+      if (durable_) undecodable.push_back(r.token);
+      continue;
+    }
+    decoded.push_back(QueuedMessage{MessageRef::create(m->header.id, m->header.timestamp_ns, m->body),
+                                    m->header.attempts, durable_ ? r.token.seq : 0});
+  }
+  std::vector<std::shared_ptr<Subscriber>> wake;
+  {
+    std::lock_guard lock(mu_);
+    refill_running_ = false;
+    idle_cv_.notify_all();
+    if (durable_) {
+      for (const auto& r : records) read_commits_.add(r.token);
+      for (const auto& t : undecodable) release_locked(QueuedMessage{{}, 0, t.seq});
+      Clock::time_point now = Clock::now();
+      std::vector<QueuedMessage> ready;
+      for (auto& m : decoded) {
+        auto due = deferred_due_.find(m.msg->id());
+        if (due == deferred_due_.end()) {
+          ready.push_back(std::move(m));
+          continue;
+        }
+        Clock::time_point when = due->second;
+        deferred_due_.erase(due);
+        if (when <= now) {
+          ready.push_back(std::move(m));
+        } else {
+          deferred_.push(Deferred{when, std::move(m)});
+          arm_deadline_locked(when);
+        }
+      }
+      decoded.swap(ready);
+    }
+    for (auto& m : decoded) from_disk_.push_back(std::move(m));
+    disk_pending_ -= static_cast<std::int64_t>(records.size());
+    if (records.size() < kRefillBatch && disk_write_seq_ == seq) disk_pending_ = 0;
+    if (disk_pending_ < 0) disk_pending_ = records.empty() ? 0 : 1;
+    collect_waiting_locked(wake);
+    if (!records.empty() && from_disk_.size() < kRefillLowWater) start_refill_locked();
+  }
+  wake_all(wake);
+}
+
+std::error_code Channel::empty() {
+  std::vector<std::shared_ptr<Subscriber>> wake;
+  {
+    std::lock_guard lock(mu_);
+    memory_.clear();
+    from_disk_.clear();
+    in_flight_heap_.clear();
+    in_flight_.clear();
+    deferred_ = {};
+    disk_pending_ = 0;
+    read_commits_.clear();  // the disk queue drops its uncommitted reads too
+    pending_commit_.reset();
+    deferred_due_.clear();
+    // Every client has room again: the next message may go to any of them.
+    for (auto& [id, slot] : clients_) {
+      slot.in_flight = 0;
+      slot.waiting = true;
+    }
+  }
+  std::error_code ec = backend_ ? backend_->empty() : std::error_code{};
+  {
+    std::lock_guard lock(mu_);
+    for (auto& [id, slot] : clients_) slot.waiting = true;
+    collect_waiting_locked(wake);
+  }
+  wake_all(wake);
+  return ec;
+}
+
+void Channel::remove() {
+  std::vector<std::shared_ptr<Subscriber>> subs;
+  {
+    std::lock_guard lock(mu_);
+    exiting_ = true;
+    for (auto& [id, slot] : clients_) {
+      if (auto s = slot.subscriber.lock()) subs.push_back(std::move(s));
+    }
+    clients_.clear();
+    memory_.clear();
+    from_disk_.clear();
+    in_flight_heap_.clear();
+    in_flight_.clear();
+    deferred_ = {};
+  }
+  for (auto& s : subs) s->close_for_delete();
+  if (backend_) {
+    backend_->empty();
+    backend_->remove();
+  }
+}
+
+void Channel::close_for_shutdown() {
+  std::vector<std::string> records;
+  {
+    std::unique_lock lock(mu_);
+    exiting_ = true;
+    // Records a refill already took from disk, and spills still landing,
+    // must be accounted for before the snapshot.
+    idle_cv_.wait(lock, [&] { return !refill_running_ && pending_spills_ == 0; });
+    // Durable: a message read from disk is still there, uncommitted, and
+    // comes back when the queue reopens; writing it again would double it.
+    auto keep = [&](const QueuedMessage& m) {
+      if (m.disk_seq == 0) records.push_back(encode_record(m));
+    };
+    for (auto& m : from_disk_) keep(m);
+    for (auto& m : memory_) keep(m);
+    for (auto& [id, f] : in_flight_) keep(f.msg);
+    while (!deferred_.empty()) {
+      keep(deferred_.top().msg);
+      deferred_.pop();
+    }
+    from_disk_.clear();
+    memory_.clear();
+    in_flight_heap_.clear();
+    in_flight_.clear();
+  }
+  if (!backend_) return;
+  if (durable_) commit_reads();  // what was FIN'd last, before the checkpoint
+  if (!records.empty()) {
+    std::vector<std::string_view> views(records.begin(), records.end());
+    if (auto ec = backend_->put_batch(views)) {
+      ctx_.log.error("TOPIC({}): CHANNEL({}) failed to flush {} messages to disk - {}",
+                     topic_name_, name_, records.size(), ec.message());
+    }
+  }
+  if (auto ec = backend_->close()) {
+    ctx_.log.error("TOPIC({}): CHANNEL({}) failed to close disk queue - {}", topic_name_, name_,
+                   ec.message());
+  }
+}
+
+}  // namespace nsq::nsqd
