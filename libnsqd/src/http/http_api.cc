@@ -1,7 +1,6 @@
 #include "http/http_api.h"
 
 #include <malloc.h>
-#include <rapidjson/document.h>
 #include <spdlog/spdlog.h>
 
 #include <algorithm>
@@ -11,20 +10,15 @@
 #include <map>
 
 #include "core/broker.h"
-#include "config/config_values.h"
+#include "http/replies.h"
 #include "net/conn_registry.h"
 #include "nsq/http/v1_api.h"
 #include "nsq/http/router.h"
 #include "nsq/json/writer.h"
-#include "nsq/mpub.h"
-#include "nsq/names.h"
-#include "nsq/utf8.h"
 #include "nsqd/options_parser.h"
-#include "config/option_fields.h"
 #include "stats/prometheus.h"
 #include "stats/stats_json.h"
 #include "stats/stats_text.h"
-#include "stats/statsd.h"
 #include "core/worker_pool.h"
 
 namespace nsq::nsqd {
@@ -34,17 +28,7 @@ using http::Request;
 using http::Response;
 using http::v1_error;
 using http::v1_json;
-
-Response ok_text(std::string body = {}) { return http::v1_response(200, std::move(body)); }
-
-// A Content-Length header above `limit` (answered before reading the body, as Go).
-bool declared_length_over(const Request& req, std::int64_t limit) {
-  auto len = req.header("content-length");
-  if (!len) return false;
-  std::int64_t n = 0;
-  auto [p, ec] = std::from_chars(len->data(), len->data() + len->size(), n);
-  return ec == std::errc() && n > limit;
-}
+using http_replies::ok_text;
 
 // Go's strconv.ParseBool subset the API accepts.
 std::optional<bool> parse_bool(std::string_view v) {
@@ -297,294 +281,6 @@ void HttpApi::do_metrics(const Request&, const Reply& reply) {
   r.content_type = std::string(kPrometheusContentType);
   r.body = render_prometheus(snapshot("", "", true, true));
   reply(std::move(r));
-}
-
-void HttpApi::publish(const std::string& topic_name, std::vector<std::string_view> bodies,
-                      std::chrono::milliseconds defer, const Reply& reply) {
-  auto topic = broker_.get_or_create_topic(topic_name);
-  if (!topic) {
-    reply(v1_error(503, "EXITING"));
-    return;
-  }
-  DiskWrites spill;
-  if (topic->publish(bodies, defer, spill)) {
-    reply(v1_error(503, "EXITING"));
-    return;
-  }
-  // Answered once the disk writes are done, without holding this thread
-  // meanwhile (with --sync-publish, concurrent /pub requests share fsyncs).
-  auto answer = [reply](std::error_code ec) {
-    reply(ec ? v1_error(503, "EXITING") : ok_text("OK"));
-  };
-  if (auto now = broker_.disk_writer().submit(std::move(spill), answer)) answer(*now);
-}
-
-// The ?topic= of /pub and /mpub, created if new; nullopt once an error is replied.
-std::optional<std::string> HttpApi::publish_topic(const Request& req, const Reply& reply) {
-  if (req.bad_query) {
-    reply(v1_error(400, "INVALID_REQUEST"));
-    return std::nullopt;
-  }
-  auto topic = req.query_value("topic");
-  if (!topic) {
-    reply(v1_error(400, "MISSING_ARG_TOPIC"));
-    return std::nullopt;
-  }
-  if (!is_valid_topic_name(*topic)) {
-    reply(v1_error(400, "INVALID_TOPIC"));
-    return std::nullopt;
-  }
-  if (!broker_.get_or_create_topic(*topic)) {
-    reply(v1_error(503, "EXITING"));
-    return std::nullopt;
-  }
-  return topic;
-}
-
-void HttpApi::do_pub(const Request& req, const Reply& reply) {
-  const Options& o = broker_.options();
-  if (declared_length_over(req, o.max_msg_size)) {
-    reply(v1_error(413, "MSG_TOO_BIG"));
-    return;
-  }
-  if (req.body_too_big || static_cast<std::int64_t>(req.body.size()) > o.max_msg_size) {
-    reply(v1_error(413, "MSG_TOO_BIG"));
-    return;
-  }
-  if (req.body.empty()) {
-    reply(v1_error(400, "MSG_EMPTY"));
-    return;
-  }
-  auto topic = publish_topic(req, reply);
-  if (!topic) return;
-  std::chrono::milliseconds defer{0};
-  if (auto d = req.query_value("defer")) {
-    std::int64_t v = 0;
-    // Go's ParseInt takes one leading sign, '+' included.
-    std::string_view digits = *d;
-    if (digits.size() > 1 && digits[0] == '+' && digits[1] != '-') digits.remove_prefix(1);
-    auto [p, ec] = std::from_chars(digits.data(), digits.data() + digits.size(), v);
-    auto max_ms = std::chrono::duration_cast<std::chrono::milliseconds>(o.max_req_timeout).count();
-    if (ec != std::errc() || p != digits.data() + digits.size() || v < 0 || v > max_ms) {
-      reply(v1_error(400, "INVALID_DEFER"));
-      return;
-    }
-    defer = std::chrono::milliseconds(v);
-  }
-  publish(*topic, {req.body}, defer, reply);
-}
-
-void HttpApi::do_mpub(const Request& req, const Reply& reply) {
-  const Options& o = broker_.options();
-  if (declared_length_over(req, o.max_body_size)) {
-    reply(v1_error(413, "BODY_TOO_BIG"));
-    return;
-  }
-  auto topic = publish_topic(req, reply);
-  if (!topic) return;
-  if (req.body_too_big || static_cast<std::int64_t>(req.body.size()) > o.max_body_size) {
-    reply(v1_error(413, "BODY_TOO_BIG"));
-    return;
-  }
-  // binary: absent, false or 0 is text; true, 1 or anything else is binary.
-  auto binary_param = req.query_value("binary");
-  bool binary = binary_param && *binary_param != "false" && *binary_param != "0";
-  std::vector<std::string_view> bodies;
-  if (binary) {
-    auto parsed = parse_mpub_body(req.body, MpubLimits{o.max_msg_size, o.max_body_size});
-    if (!parsed) {
-      std::string code = parsed.error().code;
-      if (code.starts_with("E_")) code = code.substr(2);
-      reply(v1_error(413, code));
-      return;
-    }
-    bodies = std::move(*parsed);
-  } else {
-    std::string_view rest = req.body;
-    while (!rest.empty()) {
-      std::size_t nl = rest.find('\n');
-      std::string_view line = rest.substr(0, nl);
-      rest = nl == std::string_view::npos ? std::string_view{} : rest.substr(nl + 1);
-      if (line.empty()) continue;
-      if (static_cast<std::int64_t>(line.size()) > o.max_msg_size) {
-        reply(v1_error(413, "MSG_TOO_BIG"));
-        return;
-      }
-      bodies.push_back(line);
-    }
-    if (bodies.empty()) {
-      reply(ok_text("OK"));
-      return;
-    }
-  }
-  publish(*topic, std::move(bodies), std::chrono::milliseconds(0), reply);
-}
-
-void HttpApi::do_topic(const std::string& action, const Request& req, const Reply& reply) {
-  auto name = req.query_value("topic");
-  if (!name) {
-    reply(v1_error(400, "MISSING_ARG_TOPIC"));
-    return;
-  }
-  // delete, pause and unpause look the name up without validating it (as Go).
-  bool validate = action == "create" || action == "empty";
-  if (validate && !is_valid_topic_name(*name)) {
-    reply(v1_error(400, "INVALID_TOPIC"));
-    return;
-  }
-  if (action == "create") {
-    reply(broker_.get_or_create_topic(*name) ? ok_text() : v1_error(503, "EXITING"));
-    return;
-  }
-  if (action == "delete") {
-    reply(broker_.delete_topic(*name) ? ok_text() : v1_error(404, "TOPIC_NOT_FOUND"));
-    return;
-  }
-  auto topic = broker_.find_topic(*name);
-  if (!topic) {
-    reply(v1_error(404, "TOPIC_NOT_FOUND"));
-    return;
-  }
-  if (action == "empty") {
-    reply(topic->empty() ? v1_error(500, "INTERNAL_ERROR") : ok_text());
-    return;
-  }
-  if (action == "pause") {
-    topic->pause();
-  } else {
-    topic->unpause();
-  }
-  reply(broker_.save_metadata() ? v1_error(500, "INTERNAL_ERROR") : ok_text());
-}
-
-void HttpApi::do_channel(const std::string& action, const Request& req, const Reply& reply) {
-  auto args = http::topic_channel_args(req);
-  if (!args) {
-    reply(std::move(args.error()));
-    return;
-  }
-  const std::string& channel_name = args->channel;
-  auto topic = broker_.find_topic(args->topic);
-  if (!topic) {
-    reply(v1_error(404, "TOPIC_NOT_FOUND"));
-    return;
-  }
-  if (action == "create") {
-    reply(topic->get_or_create_channel(channel_name) ? ok_text() : v1_error(503, "EXITING"));
-    return;
-  }
-  if (action == "delete") {
-    reply(topic->delete_channel(channel_name) ? ok_text() : v1_error(404, "CHANNEL_NOT_FOUND"));
-    return;
-  }
-  auto channel = topic->find_channel(channel_name);
-  if (!channel) {
-    reply(v1_error(404, "CHANNEL_NOT_FOUND"));
-    return;
-  }
-  if (action == "empty") {
-    reply(channel->empty() ? v1_error(500, "INTERNAL_ERROR") : ok_text());
-    return;
-  }
-  if (action == "pause") {
-    channel->pause();
-  } else {
-    channel->unpause();
-  }
-  reply(broker_.save_metadata() ? v1_error(500, "INTERNAL_ERROR") : ok_text());
-}
-
-void HttpApi::do_config(const std::string& opt, const Request& req, const Reply& reply) {
-  // Go shows the ports it listens on when no broadcast port was given, and
-  // the statsd prefix as expanded at start-up.
-  auto render = [&](const Options& runtime) {
-    Options o = runtime;
-    if (o.broadcast_tcp_port == 0 && node_.tcp_port) o.broadcast_tcp_port = node_.tcp_port();
-    if (o.broadcast_http_port == 0 && node_.http_port) o.broadcast_http_port = node_.http_port();
-    o.statsd_prefix = expand_statsd_prefix(o.statsd_prefix, o.broadcast_address,
-                                           o.broadcast_http_port);
-    if (opt == "nsqlookupd_tcp_addresses" && lookupd_addresses_null_) return v1_json("null");
-    auto v = config_value(o, opt);
-    return v->json ? v1_json(v->body) : ok_text(v->body);
-  };
-  if (req.method == "GET") {
-    std::lock_guard lock(mu_);
-    if (!config_value(runtime_, opt)) {
-      reply(v1_error(400, "INVALID_OPTION"));
-      return;
-    }
-    reply(render(runtime_));
-    return;
-  }
-  // PUT
-  if (req.body_too_big || req.body.empty() ||
-      static_cast<std::int64_t>(req.body.size()) > broker_.options().max_msg_size) {
-    reply(v1_error(413, "INVALID_VALUE"));
-    return;
-  }
-  if (opt == "log_level") {
-    auto level = detail::parse_log_level(req.body);
-    if (!level) {
-      reply(v1_error(400, "INVALID_VALUE"));
-      return;
-    }
-    set_go_log_level(*log_, *level);
-    std::lock_guard lock(mu_);
-    runtime_.log_level = *level;
-    reply(render(runtime_));
-    return;
-  }
-  if (opt == "nsqlookupd_tcp_addresses") {
-    // As Go's json.Unmarshal into []string: null or an array of strings;
-    // duplicates and any string are taken (Go only logs what it cannot reach).
-    rapidjson::Document doc;
-    doc.Parse(req.body.data(), req.body.size());
-    bool ok = !doc.HasParseError() && (doc.IsNull() || doc.IsArray());
-    std::vector<std::string> addresses;
-    if (ok && doc.IsArray()) {
-      for (const auto& v : doc.GetArray()) {
-        if (!v.IsString()) {
-          ok = false;
-          break;
-        }
-        // Go's decoder stores each invalid UTF-8 byte as U+FFFD.
-        addresses.push_back(
-            utf8::sanitize(std::string_view(v.GetString(), v.GetStringLength())));
-      }
-    }
-    if (!ok) {
-      reply(v1_error(400, "INVALID_VALUE"));
-      return;
-    }
-    // The lookup loop connects to each distinct host:port once.
-    std::vector<std::string> peers;
-    for (const auto& a : addresses) {
-      if (a.find(':') == std::string::npos) continue;
-      if (std::find(peers.begin(), peers.end(), a) == peers.end()) peers.push_back(a);
-    }
-    std::function<void(std::vector<std::string>)> callback;
-    {
-      std::lock_guard lock(mu_);
-      runtime_.lookupd_tcp_addresses = addresses;
-      lookupd_addresses_null_ = doc.IsNull();
-      callback = on_lookupd_changed_;
-    }
-    if (callback) callback(std::move(peers));
-    std::lock_guard lock(mu_);
-    reply(render(runtime_));
-    return;
-  }
-  reply(v1_error(400, "INVALID_OPTION"));
-}
-
-std::vector<std::string> HttpApi::lookupd_tcp_addresses() const {
-  std::lock_guard lock(mu_);
-  return runtime_.lookupd_tcp_addresses;
-}
-
-void HttpApi::on_lookupd_addresses_changed(std::function<void(std::vector<std::string>)> callback) {
-  std::lock_guard lock(mu_);
-  on_lookupd_changed_ = std::move(callback);
 }
 
 }  // namespace nsq::nsqd

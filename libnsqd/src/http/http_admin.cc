@@ -1,0 +1,194 @@
+// nsqd's HTTP administration: /topic/*, /channel/* and /config/*.
+#include "http/http_api.h"
+
+#include <rapidjson/document.h>
+#include <spdlog/spdlog.h>
+
+#include <string>
+#include <vector>
+
+#include "core/broker.h"
+#include "http/replies.h"
+#include "config/config_values.h"
+#include "config/option_fields.h"
+#include "nsq/http/v1_api.h"
+#include "nsq/json/writer.h"
+#include "nsq/names.h"
+#include "nsq/utf8.h"
+#include "stats/statsd.h"
+
+namespace nsq::nsqd {
+
+using http::Request;
+using http::v1_error;
+using http_replies::ok_text;
+using http::v1_json;
+
+void HttpApi::do_topic(const std::string& action, const Request& req, const Reply& reply) {
+  auto name = req.query_value("topic");
+  if (!name) {
+    reply(v1_error(400, "MISSING_ARG_TOPIC"));
+    return;
+  }
+  // delete, pause and unpause look the name up without validating it (as Go).
+  bool validate = action == "create" || action == "empty";
+  if (validate && !is_valid_topic_name(*name)) {
+    reply(v1_error(400, "INVALID_TOPIC"));
+    return;
+  }
+  if (action == "create") {
+    reply(broker_.get_or_create_topic(*name) ? ok_text() : v1_error(503, "EXITING"));
+    return;
+  }
+  if (action == "delete") {
+    reply(broker_.delete_topic(*name) ? ok_text() : v1_error(404, "TOPIC_NOT_FOUND"));
+    return;
+  }
+  auto topic = broker_.find_topic(*name);
+  if (!topic) {
+    reply(v1_error(404, "TOPIC_NOT_FOUND"));
+    return;
+  }
+  if (action == "empty") {
+    reply(topic->empty() ? v1_error(500, "INTERNAL_ERROR") : ok_text());
+    return;
+  }
+  if (action == "pause") {
+    topic->pause();
+  } else {
+    topic->unpause();
+  }
+  reply(broker_.save_metadata() ? v1_error(500, "INTERNAL_ERROR") : ok_text());
+}
+
+void HttpApi::do_channel(const std::string& action, const Request& req, const Reply& reply) {
+  auto args = http::topic_channel_args(req);
+  if (!args) {
+    reply(std::move(args.error()));
+    return;
+  }
+  const std::string& channel_name = args->channel;
+  auto topic = broker_.find_topic(args->topic);
+  if (!topic) {
+    reply(v1_error(404, "TOPIC_NOT_FOUND"));
+    return;
+  }
+  if (action == "create") {
+    reply(topic->get_or_create_channel(channel_name) ? ok_text() : v1_error(503, "EXITING"));
+    return;
+  }
+  if (action == "delete") {
+    reply(topic->delete_channel(channel_name) ? ok_text() : v1_error(404, "CHANNEL_NOT_FOUND"));
+    return;
+  }
+  auto channel = topic->find_channel(channel_name);
+  if (!channel) {
+    reply(v1_error(404, "CHANNEL_NOT_FOUND"));
+    return;
+  }
+  if (action == "empty") {
+    reply(channel->empty() ? v1_error(500, "INTERNAL_ERROR") : ok_text());
+    return;
+  }
+  if (action == "pause") {
+    channel->pause();
+  } else {
+    channel->unpause();
+  }
+  reply(broker_.save_metadata() ? v1_error(500, "INTERNAL_ERROR") : ok_text());
+}
+
+void HttpApi::do_config(const std::string& opt, const Request& req, const Reply& reply) {
+  // Go shows the ports it listens on when no broadcast port was given, and
+  // the statsd prefix as expanded at start-up.
+  auto render = [&](const Options& runtime) {
+    Options o = runtime;
+    if (o.broadcast_tcp_port == 0 && node_.tcp_port) o.broadcast_tcp_port = node_.tcp_port();
+    if (o.broadcast_http_port == 0 && node_.http_port) o.broadcast_http_port = node_.http_port();
+    o.statsd_prefix = expand_statsd_prefix(o.statsd_prefix, o.broadcast_address,
+                                           o.broadcast_http_port);
+    if (opt == "nsqlookupd_tcp_addresses" && lookupd_addresses_null_) return v1_json("null");
+    auto v = config_value(o, opt);
+    return v->json ? v1_json(v->body) : ok_text(v->body);
+  };
+  if (req.method == "GET") {
+    std::lock_guard lock(mu_);
+    if (!config_value(runtime_, opt)) {
+      reply(v1_error(400, "INVALID_OPTION"));
+      return;
+    }
+    reply(render(runtime_));
+    return;
+  }
+  // PUT
+  if (req.body_too_big || req.body.empty() ||
+      static_cast<std::int64_t>(req.body.size()) > broker_.options().max_msg_size) {
+    reply(v1_error(413, "INVALID_VALUE"));
+    return;
+  }
+  if (opt == "log_level") {
+    auto level = detail::parse_log_level(req.body);
+    if (!level) {
+      reply(v1_error(400, "INVALID_VALUE"));
+      return;
+    }
+    set_go_log_level(*log_, *level);
+    std::lock_guard lock(mu_);
+    runtime_.log_level = *level;
+    reply(render(runtime_));
+    return;
+  }
+  if (opt == "nsqlookupd_tcp_addresses") {
+    // As Go's json.Unmarshal into []string: null or an array of strings;
+    // duplicates and any string are taken (Go only logs what it cannot reach).
+    rapidjson::Document doc;
+    doc.Parse(req.body.data(), req.body.size());
+    bool ok = !doc.HasParseError() && (doc.IsNull() || doc.IsArray());
+    std::vector<std::string> addresses;
+    if (ok && doc.IsArray()) {
+      for (const auto& v : doc.GetArray()) {
+        if (!v.IsString()) {
+          ok = false;
+          break;
+        }
+        // Go's decoder stores each invalid UTF-8 byte as U+FFFD.
+        addresses.push_back(
+            utf8::sanitize(std::string_view(v.GetString(), v.GetStringLength())));
+      }
+    }
+    if (!ok) {
+      reply(v1_error(400, "INVALID_VALUE"));
+      return;
+    }
+    // The lookup loop connects to each distinct host:port once.
+    std::vector<std::string> peers;
+    for (const auto& a : addresses) {
+      if (a.find(':') == std::string::npos) continue;
+      if (std::find(peers.begin(), peers.end(), a) == peers.end()) peers.push_back(a);
+    }
+    std::function<void(std::vector<std::string>)> callback;
+    {
+      std::lock_guard lock(mu_);
+      runtime_.lookupd_tcp_addresses = addresses;
+      lookupd_addresses_null_ = doc.IsNull();
+      callback = on_lookupd_changed_;
+    }
+    if (callback) callback(std::move(peers));
+    std::lock_guard lock(mu_);
+    reply(render(runtime_));
+    return;
+  }
+  reply(v1_error(400, "INVALID_OPTION"));
+}
+
+std::vector<std::string> HttpApi::lookupd_tcp_addresses() const {
+  std::lock_guard lock(mu_);
+  return runtime_.lookupd_tcp_addresses;
+}
+
+void HttpApi::on_lookupd_addresses_changed(std::function<void(std::vector<std::string>)> callback) {
+  std::lock_guard lock(mu_);
+  on_lookupd_changed_ = std::move(callback);
+}
+
+}  // namespace nsq::nsqd

@@ -1,0 +1,143 @@
+// nsqd's HTTP publishing: /pub and /mpub (the answer waits for the disk
+// where the messages went to disk).
+#include "http/http_api.h"
+
+#include <chrono>
+#include <string>
+#include <vector>
+
+#include "core/broker.h"
+#include "http/replies.h"
+#include "nsq/http/v1_api.h"
+#include "nsq/mpub.h"
+#include "nsq/names.h"
+
+namespace nsq::nsqd {
+
+using http::Request;
+using http::v1_error;
+using http_replies::ok_text;
+using http_replies::declared_length_over;
+
+void HttpApi::publish(const std::string& topic_name, std::vector<std::string_view> bodies,
+                      std::chrono::milliseconds defer, const Reply& reply) {
+  auto topic = broker_.get_or_create_topic(topic_name);
+  if (!topic) {
+    reply(v1_error(503, "EXITING"));
+    return;
+  }
+  DiskWrites spill;
+  if (topic->publish(bodies, defer, spill)) {
+    reply(v1_error(503, "EXITING"));
+    return;
+  }
+  // Answered once the disk writes are done, without holding this thread
+  // meanwhile (with --sync-publish, concurrent /pub requests share fsyncs).
+  auto answer = [reply](std::error_code ec) {
+    reply(ec ? v1_error(503, "EXITING") : ok_text("OK"));
+  };
+  if (auto now = broker_.disk_writer().submit(std::move(spill), answer)) answer(*now);
+}
+
+// The ?topic= of /pub and /mpub, created if new; nullopt once an error is replied.
+std::optional<std::string> HttpApi::publish_topic(const Request& req, const Reply& reply) {
+  if (req.bad_query) {
+    reply(v1_error(400, "INVALID_REQUEST"));
+    return std::nullopt;
+  }
+  auto topic = req.query_value("topic");
+  if (!topic) {
+    reply(v1_error(400, "MISSING_ARG_TOPIC"));
+    return std::nullopt;
+  }
+  if (!is_valid_topic_name(*topic)) {
+    reply(v1_error(400, "INVALID_TOPIC"));
+    return std::nullopt;
+  }
+  if (!broker_.get_or_create_topic(*topic)) {
+    reply(v1_error(503, "EXITING"));
+    return std::nullopt;
+  }
+  return topic;
+}
+
+void HttpApi::do_pub(const Request& req, const Reply& reply) {
+  const Options& o = broker_.options();
+  if (declared_length_over(req, o.max_msg_size)) {
+    reply(v1_error(413, "MSG_TOO_BIG"));
+    return;
+  }
+  if (req.body_too_big || static_cast<std::int64_t>(req.body.size()) > o.max_msg_size) {
+    reply(v1_error(413, "MSG_TOO_BIG"));
+    return;
+  }
+  if (req.body.empty()) {
+    reply(v1_error(400, "MSG_EMPTY"));
+    return;
+  }
+  auto topic = publish_topic(req, reply);
+  if (!topic) return;
+  std::chrono::milliseconds defer{0};
+  if (auto d = req.query_value("defer")) {
+    std::int64_t v = 0;
+    // Go's ParseInt takes one leading sign, '+' included.
+    std::string_view digits = *d;
+    if (digits.size() > 1 && digits[0] == '+' && digits[1] != '-') digits.remove_prefix(1);
+    auto [p, ec] = std::from_chars(digits.data(), digits.data() + digits.size(), v);
+    auto max_ms = std::chrono::duration_cast<std::chrono::milliseconds>(o.max_req_timeout).count();
+    if (ec != std::errc() || p != digits.data() + digits.size() || v < 0 || v > max_ms) {
+      reply(v1_error(400, "INVALID_DEFER"));
+      return;
+    }
+    defer = std::chrono::milliseconds(v);
+  }
+  publish(*topic, {req.body}, defer, reply);
+}
+
+void HttpApi::do_mpub(const Request& req, const Reply& reply) {
+  const Options& o = broker_.options();
+  if (declared_length_over(req, o.max_body_size)) {
+    reply(v1_error(413, "BODY_TOO_BIG"));
+    return;
+  }
+  auto topic = publish_topic(req, reply);
+  if (!topic) return;
+  if (req.body_too_big || static_cast<std::int64_t>(req.body.size()) > o.max_body_size) {
+    reply(v1_error(413, "BODY_TOO_BIG"));
+    return;
+  }
+  // binary: absent, false or 0 is text; true, 1 or anything else is binary.
+  auto binary_param = req.query_value("binary");
+  bool binary = binary_param && *binary_param != "false" && *binary_param != "0";
+  std::vector<std::string_view> bodies;
+  if (binary) {
+    auto parsed = parse_mpub_body(req.body, MpubLimits{o.max_msg_size, o.max_body_size});
+    if (!parsed) {
+      std::string code = parsed.error().code;
+      if (code.starts_with("E_")) code = code.substr(2);
+      reply(v1_error(413, code));
+      return;
+    }
+    bodies = std::move(*parsed);
+  } else {
+    std::string_view rest = req.body;
+    while (!rest.empty()) {
+      std::size_t nl = rest.find('\n');
+      std::string_view line = rest.substr(0, nl);
+      rest = nl == std::string_view::npos ? std::string_view{} : rest.substr(nl + 1);
+      if (line.empty()) continue;
+      if (static_cast<std::int64_t>(line.size()) > o.max_msg_size) {
+        reply(v1_error(413, "MSG_TOO_BIG"));
+        return;
+      }
+      bodies.push_back(line);
+    }
+    if (bodies.empty()) {
+      reply(ok_text("OK"));
+      return;
+    }
+  }
+  publish(*topic, std::move(bodies), std::chrono::milliseconds(0), reply);
+}
+
+}  // namespace nsq::nsqd
