@@ -32,7 +32,7 @@ TEST(ClusterTypes, ParsesNsqdStats) {
   EXPECT_EQ(t.start_time, 100);
   ASSERT_EQ(t.channels.size(), 1u);
   const auto& c = t.channels[0];
-  EXPECT_EQ(c.memory_depth, 5);
+  EXPECT_EQ(c.memory_depth(), 5);
   EXPECT_TRUE(c.paused);
   ASSERT_EQ(c.clients.size(), 1u);
   // No client_id (old nsqd): Go shows hostname:port.

@@ -82,10 +82,10 @@ tl::expected<std::vector<Producer>, std::string> nsqd_topic_producers(
   return producers;
 }
 
-tl::expected<std::map<std::string, ChannelStats>, std::string> producers_channel_stats(
+tl::expected<std::map<std::string, stats::ChannelCounts>, std::string> producers_channel_stats(
     const Fetch& fetch, const std::vector<Producer>& producers, const std::string& topic,
     const std::string& channel) {
-  std::map<std::string, ChannelStats> sums;
+  std::map<std::string, stats::ChannelCounts> sums;
   Errors errors;
   for (const auto& producer : producers) {
     auto body = fetch(producer.http_address(),

@@ -6,7 +6,7 @@
 #include <tl/expected.hpp>
 #include <vector>
 
-#include "channel_stats.h"
+#include "nsq/stats/model.h"
 #include "stats_json.h"
 
 // What Go's clusterinfo does for nsq_stat: find the nsqd producing a topic
@@ -30,7 +30,7 @@ tl::expected<std::vector<Producer>, std::string> nsqd_topic_producers(
     const Fetch& fetch, const std::string& topic, const std::vector<std::string>& nsqds);
 
 // /stats of each producer for topic/channel, summed per channel name.
-tl::expected<std::map<std::string, ChannelStats>, std::string> producers_channel_stats(
+tl::expected<std::map<std::string, stats::ChannelCounts>, std::string> producers_channel_stats(
     const Fetch& fetch, const std::vector<Producer>& producers, const std::string& topic,
     const std::string& channel);
 

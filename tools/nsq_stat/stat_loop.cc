@@ -6,7 +6,8 @@
 
 namespace nsq::stat {
 
-tl::expected<ChannelStats, std::string> poll_channel(const Fetch& fetch, const Options& options) {
+tl::expected<stats::ChannelCounts, std::string> poll_channel(const Fetch& fetch,
+                                                             const Options& options) {
   auto producers =
       options.lookupd_http_addresses.empty()
           ? nsqd_topic_producers(fetch, options.topic, options.nsqd_http_addresses)
@@ -25,7 +26,7 @@ tl::expected<ChannelStats, std::string> poll_channel(const Fetch& fetch, const O
 }
 
 tl::expected<void, std::string> run_stat_loop(const Options& options, const StatLoopIo& io) {
-  std::optional<ChannelStats> previous;
+  std::optional<stats::ChannelCounts> previous;
   for (int i = 0; !options.count || *options.count >= i; ++i) {
     auto current = poll_channel(io.fetch, options);
     if (!current) return tl::unexpected(current.error());

@@ -6,8 +6,8 @@
 #include <string_view>
 #include <tl/expected.hpp>
 
-#include "channel_stats.h"
 #include "cluster_stats.h"
+#include "nsq/stats/model.h"
 #include "options.h"
 
 namespace nsq::stat {
@@ -15,7 +15,8 @@ namespace nsq::stat {
 // One poll of Go's nsq_stat: the producers of the topic, then the sum of
 // their stats for the channel. The error is the whole fatal text, e.g.
 // "ERROR: failed to find channel(c) in stats metadata for topic(t)".
-tl::expected<ChannelStats, std::string> poll_channel(const Fetch& fetch, const Options& options);
+tl::expected<stats::ChannelCounts, std::string> poll_channel(const Fetch& fetch,
+                                                             const Options& options);
 
 // What the loop needs from the outside world (the real ones in main, fakes
 // in tests).

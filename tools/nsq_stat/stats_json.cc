@@ -3,6 +3,8 @@
 #include <rapidjson/document.h>
 #include <rapidjson/error/en.h>
 
+#include "nsq/stats/json.h"
+
 namespace nsq::stat {
 namespace {
 
@@ -31,30 +33,6 @@ std::string_view string_field(const Value& object, const char* name) {
   return {it->value.GetString(), it->value.GetStringLength()};
 }
 
-// The "topics" array entry named `topic`, or null.
-const Value* find_topic(const Value& doc, std::string_view topic) {
-  auto topics = doc.FindMember("topics");
-  if (topics == doc.MemberEnd() || !topics->value.IsArray()) return nullptr;  // null: no topic
-  for (const auto& t : topics->value.GetArray()) {
-    if (t.IsObject() && string_field(t, "topic_name") == topic) return &t;
-  }
-  return nullptr;
-}
-
-ChannelStats channel_from_json(const Value& c) {
-  ChannelStats s;
-  s.depth = int_field(c, "depth");
-  s.backend_depth = int_field(c, "backend_depth");
-  s.memory_depth = s.depth - s.backend_depth;
-  s.in_flight_count = int_field(c, "in_flight_count");
-  s.deferred_count = int_field(c, "deferred_count");
-  s.message_count = int_field(c, "message_count");
-  s.requeue_count = int_field(c, "requeue_count");
-  s.timeout_count = int_field(c, "timeout_count");
-  s.client_count = int_field(c, "client_count");
-  return s;
-}
-
 }  // namespace
 
 std::string Producer::http_address() const {
@@ -63,26 +41,21 @@ std::string Producer::http_address() const {
   return host + ":" + std::to_string(http_port);
 }
 
-tl::expected<std::map<std::string, ChannelStats>, std::string> parse_topic_channel_stats(
+tl::expected<std::map<std::string, stats::ChannelCounts>, std::string> parse_topic_channel_stats(
     std::string_view body, std::string_view topic) {
-  auto doc = parse_object(body);
+  auto doc = stats::parse_stats_json(body);
   if (!doc) return tl::unexpected(doc.error());
-  std::map<std::string, ChannelStats> out;
-  const Value* t = find_topic(*doc, topic);
+  std::map<std::string, stats::ChannelCounts> out;
+  const stats::Topic* t = stats::find_topic(*doc, topic);
   if (t == nullptr) return out;
-  auto channels = t->FindMember("channels");
-  if (channels == t->MemberEnd() || !channels->value.IsArray()) return out;
-  for (const auto& c : channels->value.GetArray()) {
-    if (!c.IsObject()) continue;
-    out[std::string(string_field(c, "channel_name"))].add(channel_from_json(c));
-  }
+  for (const auto& c : t->channels) out[c.name].add(c);
   return out;
 }
 
 tl::expected<bool, std::string> stats_has_topic(std::string_view body, std::string_view topic) {
-  auto doc = parse_object(body);
+  auto doc = stats::parse_stats_json(body);
   if (!doc) return tl::unexpected(doc.error());
-  return find_topic(*doc, topic) != nullptr;
+  return stats::find_topic(*doc, topic) != nullptr;
 }
 
 tl::expected<std::vector<Producer>, std::string> parse_lookup_producers(std::string_view body) {

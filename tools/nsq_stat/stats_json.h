@@ -6,11 +6,11 @@
 #include <tl/expected.hpp>
 #include <vector>
 
-#include "channel_stats.h"
+#include "nsq/stats/model.h"
 
-// Decoding of the JSON nsq_stat reads: nsqd /stats and /info, nsqlookupd
-// /lookup (spec/http-api.md, spec/lookupd.md). Errors are texts for the
-// user's fatal line.
+// Decoding of the JSON nsq_stat reads: nsqd /stats (through the shared
+// model, nsq/stats/json.h) and /info, nsqlookupd /lookup (spec/http-api.md,
+// spec/lookupd.md). Errors are texts for the user's fatal line.
 namespace nsq::stat {
 
 // An nsqd that has the topic: where its HTTP API is.
@@ -23,9 +23,10 @@ struct Producer {
   bool operator==(const Producer&) const = default;
 };
 
-// Channels of `topic` in an nsqd /stats?format=json body, by channel name.
-// A topic absent from the body gives an empty map.
-tl::expected<std::map<std::string, ChannelStats>, std::string> parse_topic_channel_stats(
+// Channels of `topic` in an nsqd /stats?format=json body, by channel name
+// (a name listed twice is summed). A topic absent from the body gives an
+// empty map.
+tl::expected<std::map<std::string, stats::ChannelCounts>, std::string> parse_topic_channel_stats(
     std::string_view body, std::string_view topic);
 
 // Whether an nsqd /stats?format=json body lists `topic`.

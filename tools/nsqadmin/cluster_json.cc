@@ -189,7 +189,7 @@ void JsonOut::channel_fields(const ChannelStats& c) {
   key("depth");
   integer(c.depth);
   key("memory_depth");
-  integer(c.memory_depth);
+  integer(c.memory_depth());
   key("backend_depth");
   integer(c.backend_depth);
   key("in_flight_count");

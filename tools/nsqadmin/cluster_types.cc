@@ -5,6 +5,8 @@
 #include <algorithm>
 #include <tuple>
 
+#include "nsq/stats/json.h"
+
 namespace nsq::admin {
 namespace {
 
@@ -23,11 +25,6 @@ std::int64_t num(const Value& o, const char* key) {
   if (it->value.IsUint64()) return static_cast<std::int64_t>(it->value.GetUint64());
   if (it->value.IsDouble()) return static_cast<std::int64_t>(it->value.GetDouble());
   return 0;
-}
-
-bool boolean(const Value& o, const char* key) {
-  auto it = o.FindMember(key);
-  return it != o.MemberEnd() && it->value.IsBool() && it->value.GetBool();
 }
 
 const Value* array(const Value& o, const char* key) {
@@ -68,68 +65,57 @@ std::vector<long> version_parts(const std::string& v) {
   return parts;
 }
 
-double real(const Value& o, const char* key) {
-  auto it = o.FindMember(key);
-  return it != o.MemberEnd() && it->value.IsNumber() ? it->value.GetDouble() : 0.0;
-}
-
-// nsqd's {"count", "percentiles": [{"quantile", "value"}] | null, "topic",
-// "channel", "host"}; each node's quantile is its own min, max and average.
-LatencyAggregate parse_latency(const Value& parent) {
+// nsqd's latency of one node: each quantile is its own min, max and average.
+LatencyAggregate node_latency(const stats::Latency& l) {
   LatencyAggregate e;
-  auto it = parent.FindMember("e2e_processing_latency");
-  if (it == parent.MemberEnd() || !it->value.IsObject()) return e;
-  const Value& v = it->value;
-  e.count = num(v, "count");
-  e.topic = str(v, "topic");
-  e.channel = str(v, "channel");
-  e.host = str(v, "host");
-  if (const Value* ps = array(v, "percentiles")) {
-    for (const auto& p : ps->GetArray()) {
-      if (!p.IsObject()) continue;
-      LatencyPercentile q;
-      q.quantile = real(p, "quantile");
-      q.value = real(p, "value");
-      q.has_value = true;
-      q.min = q.max = q.average = q.value;
-      q.count = static_cast<double>(e.count);
-      e.percentiles.push_back(q);
-    }
+  e.count = static_cast<std::int64_t>(l.count);
+  for (const auto& [quantile, value] : l.percentiles) {
+    LatencyPercentile q;
+    q.quantile = quantile;
+    q.value = value;
+    q.has_value = true;
+    q.min = q.max = q.average = value;
+    q.count = static_cast<double>(l.count);
+    e.percentiles.push_back(q);
   }
   return e;
 }
 
-ClientStats parse_client(const Value& c, std::int64_t now_s) {
+ClientStats node_client(const stats::Client& c, std::int64_t now_s) {
   ClientStats s;
-  s.remote_address = str(c, "remote_address");
-  s.version = str(c, "version");
-  s.client_id = str(c, "client_id");
-  s.hostname = str(c, "hostname");
-  s.user_agent = str(c, "user_agent");
-  s.connect_ts = num(c, "connect_ts");
+  static_cast<stats::Client&>(s) = c;
   s.connected = (now_s - s.connect_ts) * 1'000'000'000;
-  s.in_flight_count = num(c, "in_flight_count");
-  s.ready_count = num(c, "ready_count");
-  s.finish_count = num(c, "finish_count");
-  s.requeue_count = num(c, "requeue_count");
-  s.message_count = num(c, "message_count");
-  s.sample_rate = num(c, "sample_rate");
-  s.deflate = boolean(c, "deflate");
-  s.snappy = boolean(c, "snappy");
-  s.authed = boolean(c, "authed");
-  s.auth_identity = str(c, "auth_identity");
-  s.auth_identity_url = str(c, "auth_identity_url");
-  s.tls = boolean(c, "tls");
-  s.tls_cipher_suite = str(c, "tls_cipher_suite");
-  s.tls_version = str(c, "tls_version");
-  s.tls_negotiated_protocol = str(c, "tls_negotiated_protocol");
-  s.tls_negotiated_protocol_is_mutual = boolean(c, "tls_negotiated_protocol_is_mutual");
   // Clients of old nsqd had no client_id: Go shows hostname:port instead.
   if (s.client_id.empty()) {
     auto colon = s.remote_address.rfind(':');
     std::string port = colon == std::string::npos ? "NA" : s.remote_address.substr(colon + 1);
     s.client_id = s.hostname + ":" + port;
   }
+  return s;
+}
+
+ChannelStats node_channel(const stats::Channel& c, const std::string& topic, std::int64_t now_s) {
+  ChannelStats s;
+  static_cast<stats::ChannelCounts&>(s) = c;
+  s.topic_name = topic;
+  s.channel_name = c.name;
+  s.paused = c.paused;
+  s.e2e_processing_latency = node_latency(c.e2e);
+  for (const auto& client : c.clients) s.clients.push_back(node_client(client, now_s));
+  return s;
+}
+
+TopicStats node_topic(const stats::Topic& t, std::int64_t start_time, std::int64_t now_s) {
+  TopicStats s;
+  s.topic_name = t.name;
+  s.start_time = start_time;
+  s.depth = t.depth;
+  s.backend_depth = t.backend_depth;
+  s.memory_depth = t.depth - t.backend_depth;
+  s.message_count = static_cast<std::int64_t>(t.message_count);
+  s.paused = t.paused;
+  s.e2e_processing_latency = node_latency(t.e2e);
+  for (const auto& c : t.channels) s.channels.push_back(node_channel(c, t.name, now_s));
   return s;
 }
 
@@ -177,15 +163,7 @@ void LatencyAggregate::add(const LatencyAggregate& other) {
 
 void ChannelStats::add(const ChannelStats& a) {
   node = "*";
-  depth += a.depth;
-  memory_depth += a.memory_depth;
-  backend_depth += a.backend_depth;
-  in_flight_count += a.in_flight_count;
-  deferred_count += a.deferred_count;
-  requeue_count += a.requeue_count;
-  timeout_count += a.timeout_count;
-  message_count += a.message_count;
-  client_count += a.client_count;
+  ChannelCounts::add(a);
   if (a.paused) paused = true;
   ChannelStats per_node = a;
   per_node.node_stats.clear();
@@ -303,50 +281,11 @@ tl::expected<Producer, std::string> parse_nsqd_info(const std::string& body) {
 
 tl::expected<std::vector<TopicStats>, std::string> parse_nsqd_stats(const std::string& body,
                                                                     std::int64_t now_s) {
-  auto doc = parse(body);
-  if (!doc) return tl::unexpected(doc.error());
+  auto doc = stats::parse_stats_json(body);
+  if (!doc) return tl::unexpected(std::string("invalid JSON response"));
   std::vector<TopicStats> out;
-  const Value* topics = array(*doc, "topics");
-  if (topics == nullptr) return out;  // "topics": null when a filtered topic is missing
-  const std::int64_t start_time = num(*doc, "start_time");
-  for (const auto& t : topics->GetArray()) {
-    if (!t.IsObject()) continue;
-    TopicStats ts;
-    ts.topic_name = str(t, "topic_name");
-    ts.start_time = start_time;
-    ts.depth = num(t, "depth");
-    ts.backend_depth = num(t, "backend_depth");
-    ts.memory_depth = ts.depth - ts.backend_depth;
-    ts.message_count = num(t, "message_count");
-    ts.paused = boolean(t, "paused");
-    ts.e2e_processing_latency = parse_latency(t);
-    if (const Value* channels = array(t, "channels")) {
-      for (const auto& c : channels->GetArray()) {
-        if (!c.IsObject()) continue;
-        ChannelStats cs;
-        cs.topic_name = ts.topic_name;
-        cs.channel_name = str(c, "channel_name");
-        cs.depth = num(c, "depth");
-        cs.backend_depth = num(c, "backend_depth");
-        cs.memory_depth = cs.depth - cs.backend_depth;
-        cs.in_flight_count = num(c, "in_flight_count");
-        cs.deferred_count = num(c, "deferred_count");
-        cs.requeue_count = num(c, "requeue_count");
-        cs.timeout_count = num(c, "timeout_count");
-        cs.message_count = num(c, "message_count");
-        cs.client_count = num(c, "client_count");
-        cs.paused = boolean(c, "paused");
-        cs.e2e_processing_latency = parse_latency(c);
-        if (const Value* clients = array(c, "clients")) {
-          for (const auto& cl : clients->GetArray()) {
-            if (cl.IsObject()) cs.clients.push_back(parse_client(cl, now_s));
-          }
-        }
-        ts.channels.push_back(std::move(cs));
-      }
-    }
-    out.push_back(std::move(ts));
-  }
+  // "topics": null (a filtered topic is missing) gives none.
+  for (const auto& t : doc->topics) out.push_back(node_topic(t, doc->start_time, now_s));
   return out;
 }
 

@@ -5,10 +5,13 @@
 #include <tl/expected.hpp>
 #include <vector>
 
+#include "nsq/stats/model.h"
+
 // The cluster as nsqadmin shows it: nsqd nodes (producers, as nsqlookupd
-// calls them) and topic/channel/client stats read from each nsqd's /stats,
-// summed over nodes. Field names follow Go's clusterinfo types, whose JSON
-// nsqadmin's API returns. Plain values, no locking.
+// calls them) and topic/channel/client stats read from each nsqd's /stats
+// (the shared model, nsq/stats/model.h), summed over nodes. Field names
+// follow Go's clusterinfo types, whose JSON nsqadmin's API returns. Plain
+// values, no locking.
 namespace nsq::admin {
 
 struct ProducerTopic {
@@ -56,47 +59,18 @@ struct LatencyAggregate {
   void add(const LatencyAggregate& other);
 };
 
-struct ClientStats {
+// A client as nsqd reports it, with the node it is connected to.
+struct ClientStats : stats::Client {
   std::string node;
-  std::string remote_address;
-  std::string version;
-  std::string client_id;
-  std::string hostname;
-  std::string user_agent;
-  std::int64_t connect_ts = 0;
   std::int64_t connected = 0;  // nanoseconds since connect_ts (Go's time.Duration)
-  std::int64_t in_flight_count = 0;
-  std::int64_t ready_count = 0;
-  std::int64_t finish_count = 0;
-  std::int64_t requeue_count = 0;
-  std::int64_t message_count = 0;
-  std::int64_t sample_rate = 0;
-  bool deflate = false;
-  bool snappy = false;
-  bool authed = false;
-  std::string auth_identity;
-  std::string auth_identity_url;
-  bool tls = false;
-  std::string tls_cipher_suite;
-  std::string tls_version;
-  std::string tls_negotiated_protocol;
-  bool tls_negotiated_protocol_is_mutual = false;
 };
 
-struct ChannelStats {
+// One node's channel, or (node "*") its sum over the nodes of the topic.
+struct ChannelStats : stats::ChannelCounts {
   std::string node;  // "*" once summed over nodes
   std::string hostname;
   std::string topic_name;
   std::string channel_name;
-  std::int64_t depth = 0;
-  std::int64_t memory_depth = 0;
-  std::int64_t backend_depth = 0;
-  std::int64_t in_flight_count = 0;
-  std::int64_t deferred_count = 0;
-  std::int64_t requeue_count = 0;
-  std::int64_t timeout_count = 0;
-  std::int64_t message_count = 0;
-  std::int64_t client_count = 0;
   std::vector<ChannelStats> node_stats;  // one per node, when summed
   std::vector<ClientStats> clients;
   bool paused = false;
@@ -141,8 +115,8 @@ tl::expected<std::vector<std::string>, std::string> parse_string_array(const std
                                                                        const char* key);
 // nsqd /info: version, broadcast_address, hostname, tcp_port, http_port.
 tl::expected<Producer, std::string> parse_nsqd_info(const std::string& body);
-// nsqd /stats?format=json: its topics with channels and clients. `now_s`
-// (Unix seconds) gives each client's `connected` duration.
+// nsqd /stats?format=json (parse_stats_json): its topics with channels and
+// clients. `now_s` (Unix seconds) gives each client's `connected` duration.
 tl::expected<std::vector<TopicStats>, std::string> parse_nsqd_stats(const std::string& body,
                                                                     std::int64_t now_s);
 

@@ -64,22 +64,6 @@ std::string percentile_suffix(double q) {
   return buf;
 }
 
-const stats::Topic* find_topic(const stats::Snapshot* s, const std::string& name) {
-  if (s == nullptr) return nullptr;
-  for (const auto& t : s->topics) {
-    if (t.name == name) return &t;
-  }
-  return nullptr;
-}
-
-const stats::Channel* find_channel(const stats::Topic* t, const std::string& name) {
-  if (t == nullptr) return nullptr;
-  for (const auto& c : t->channels) {
-    if (c.name == name) return &c;
-  }
-  return nullptr;
-}
-
 struct Endpoint {
   std::string host;
   std::string port;
@@ -161,7 +145,7 @@ std::vector<std::string> statsd_lines(const stats::Snapshot& current,
   std::string name;
   for (const auto& t : current.topics) {
     if (config.exclude_ephemeral && is_ephemeral(t.name)) continue;
-    const stats::Topic* last = find_topic(previous, t.name);
+    const stats::Topic* last = previous ? stats::find_topic(*previous, t.name) : nullptr;
     const std::string tp = "topic." + t.name + ".";
     w.counter(tp + "message_count", delta(t.message_count, last ? last->message_count : 0));
     w.counter(tp + "message_bytes", delta(t.message_bytes, last ? last->message_bytes : 0));
@@ -172,7 +156,7 @@ std::vector<std::string> statsd_lines(const stats::Snapshot& current,
     }
     for (const auto& c : t.channels) {
       if (config.exclude_ephemeral && is_ephemeral(c.name)) continue;
-      const stats::Channel* lc = find_channel(last, c.name);
+      const stats::Channel* lc = last ? stats::find_channel(*last, c.name) : nullptr;
       const std::string cp = tp + "channel." + c.name + ".";
       w.counter(cp + "message_count", delta(c.message_count, lc ? lc->message_count : 0));
       w.gauge(cp + "depth", c.depth);

@@ -49,11 +49,11 @@ TEST(ClusterStats, LookupdProducersAreDeduplicatedAndSummed) {
   ASSERT_EQ(producers->size(), 2u);
   auto sums = producers_channel_stats(net.fetch(), *producers, "t", "c");
   ASSERT_TRUE(sums) << sums.error();
-  const ChannelStats& c = sums->at("c");
+  const stats::ChannelCounts& c = sums->at("c");
   EXPECT_EQ(c.depth, 12);
   EXPECT_EQ(c.backend_depth, 2);
-  EXPECT_EQ(c.memory_depth, 10);
-  EXPECT_EQ(c.message_count, 150);
+  EXPECT_EQ(c.memory_depth(), 10);
+  EXPECT_EQ(c.message_count, 150u);
   EXPECT_EQ(c.client_count, 3);
 }
 

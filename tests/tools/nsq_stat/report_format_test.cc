@@ -14,14 +14,13 @@ TEST(ReportFormat, HeaderLinesAreGoText) {
 }
 
 TEST(ReportFormat, RowColumnsAndRates) {
-  ChannelStats before;
+  stats::ChannelCounts before;
   before.message_count = 100;
   before.depth = 10;
-  ChannelStats now;
+  stats::ChannelCounts now;
   now.message_count = 150;  // +50 in 2s: ingress 25
   now.depth = 20;           // +10: egress (50-10)/2 = 20
   now.backend_depth = 5;
-  now.memory_depth = 15;
   now.in_flight_count = 3;
   now.deferred_count = 4;
   now.requeue_count = 6;
@@ -33,8 +32,8 @@ TEST(ReportFormat, RowColumnsAndRates) {
 }
 
 TEST(ReportFormat, RatesTruncateTowardZero) {
-  ChannelStats before;
-  ChannelStats now;
+  stats::ChannelCounts before;
+  stats::ChannelCounts now;
   now.message_count = 5;
   now.depth = 9;  // egress (5-9)/3 = -1.33 -> -1
   auto line = report_line(before, now, std::chrono::seconds(3));
@@ -42,16 +41,16 @@ TEST(ReportFormat, RatesTruncateTowardZero) {
 }
 
 TEST(ReportFormat, SubSecondIntervalScalesUp) {
-  ChannelStats before;
-  ChannelStats now;
+  stats::ChannelCounts before;
+  stats::ChannelCounts now;
   now.message_count = 10;
   auto line = report_line(before, now, std::chrono::milliseconds(500));
   EXPECT_EQ(line.substr(0, 16), "     20      20 ");
 }
 
 TEST(ReportFormat, WideNumbersAreNotCut) {
-  ChannelStats before;
-  ChannelStats now;
+  stats::ChannelCounts before;
+  stats::ChannelCounts now;
   now.message_count = 1234567890123;
   auto line = report_line(before, now, std::chrono::seconds(1000000));
   EXPECT_NE(line.find(" 1234567890123 "), std::string::npos);

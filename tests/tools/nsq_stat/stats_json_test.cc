@@ -18,15 +18,15 @@ TEST(StatsJson, ChannelsOfTheTopic) {
   auto channels = parse_topic_channel_stats(kStats, "t");
   ASSERT_TRUE(channels) << channels.error();
   ASSERT_EQ(channels->size(), 2u);
-  const ChannelStats& c = channels->at("c");
+  const stats::ChannelCounts& c = channels->at("c");
   EXPECT_EQ(c.depth, 12);
   EXPECT_EQ(c.backend_depth, 2);
-  EXPECT_EQ(c.memory_depth, 10);
+  EXPECT_EQ(c.memory_depth(), 10);
   EXPECT_EQ(c.in_flight_count, 3);
   EXPECT_EQ(c.deferred_count, 4);
-  EXPECT_EQ(c.message_count, 50);
-  EXPECT_EQ(c.requeue_count, 5);
-  EXPECT_EQ(c.timeout_count, 6);
+  EXPECT_EQ(c.message_count, 50u);
+  EXPECT_EQ(c.requeue_count, 5u);
+  EXPECT_EQ(c.timeout_count, 6u);
   EXPECT_EQ(c.client_count, 2);
 }
 
