@@ -20,7 +20,7 @@
 #include "core/message.h"
 #include "stats/quantile.h"
 #include "core/read_commits.h"
-#include "stats/stats.h"
+#include "nsq/stats/model.h"
 
 namespace nsq::nsqd {
 

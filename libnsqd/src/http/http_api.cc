@@ -17,7 +17,7 @@
 #include "nsq/json/writer.h"
 #include "nsqd/options_parser.h"
 #include "stats/prometheus.h"
-#include "stats/stats_json.h"
+#include "nsq/stats/json.h"
 #include "stats/stats_text.h"
 #include "core/worker_pool.h"
 
@@ -266,7 +266,7 @@ void HttpApi::do_stats(const Request& req, const Reply& reply) {
   bool include_mem = parse_bool(req.query_value("include_mem").value_or("true")).value_or(true);
   stats::Snapshot s = snapshot(topic, channel, include_clients, include_mem);
   if (req.query_value("format").value_or("") == "json") {
-    reply(v1_json(render_stats_json(s)));
+    reply(v1_json(stats::write_stats_json(s)));
     return;
   }
   auto now = std::chrono::duration_cast<std::chrono::seconds>(

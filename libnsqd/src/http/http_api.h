@@ -10,7 +10,7 @@
 
 #include "nsq/http/message.h"
 #include "nsqd/options.h"
-#include "stats/stats.h"
+#include "nsq/stats/model.h"
 
 namespace spdlog {
 class logger;

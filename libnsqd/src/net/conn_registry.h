@@ -8,7 +8,7 @@
 #include <vector>
 
 #include "core/context.h"
-#include "stats/stats.h"
+#include "nsq/stats/model.h"
 
 namespace nsq::nsqd {
 

@@ -12,7 +12,7 @@
 #include "core/context.h"
 #include "nsq/identify.h"
 #include "protocol/auth.h"
-#include "stats/stats.h"
+#include "nsq/stats/model.h"
 
 namespace nsq::nsqd {
 class Channel;

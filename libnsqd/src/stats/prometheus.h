@@ -3,7 +3,7 @@
 #include <string>
 #include <string_view>
 
-#include "stats/stats.h"
+#include "nsq/stats/model.h"
 
 // GET /metrics (ours, not Go nsqd's): the snapshot in the Prometheus text
 // exposition format 0.0.4 (Content-Type: text/plain; version=0.0.4).

@@ -7,7 +7,7 @@
 #include <span>
 #include <vector>
 
-#include "stats/stats.h"
+#include "nsq/stats/model.h"
 
 // End-to-end processing latency (message creation → FIN) percentiles over a
 // coarse rolling window, as Go nsqd's internal/quantile keeps them: two

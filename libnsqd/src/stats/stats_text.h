@@ -4,7 +4,7 @@
 #include <string>
 #include <string_view>
 
-#include "stats/stats.h"
+#include "nsq/stats/model.h"
 
 // GET /stats (text, the default format): the human-readable page of Go nsqd
 // v1.3.0's printStats, line for line.

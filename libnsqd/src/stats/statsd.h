@@ -12,7 +12,7 @@
 #include <thread>
 #include <vector>
 
-#include "stats/stats.h"
+#include "nsq/stats/model.h"
 
 namespace spdlog {
 class logger;
