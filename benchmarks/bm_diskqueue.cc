@@ -43,8 +43,7 @@ class FsyncRate {
         start_(std::chrono::steady_clock::now()) {}
   void report(benchmark::State& state) const {
     if (!on_) return;
-    double secs =
-        std::chrono::duration<double>(std::chrono::steady_clock::now() - start_).count();
+    double secs = std::chrono::duration<double>(std::chrono::steady_clock::now() - start_).count();
     state.counters["fsyncs_per_s"] = static_cast<double>(g_fdatasyncs.load() - fsyncs_) / secs;
   }
 
@@ -259,18 +258,44 @@ void queue_args(benchmark::internal::Benchmark* b) {
 BENCHMARK(BM_MachineSequentialWrite)->Unit(benchmark::kMillisecond)->UseRealTime();
 BENCHMARK(BM_MachineFsync)->UseRealTime();
 BENCHMARK(BM_MachineFsyncOverwrite)->UseRealTime();
-BENCHMARK(BM_MachineRecordWrites)->Arg(1024)->ArgName("size")->Unit(benchmark::kMillisecond)
+BENCHMARK(BM_MachineRecordWrites)
+    ->Arg(1024)
+    ->ArgName("size")
+    ->Unit(benchmark::kMillisecond)
     ->UseRealTime();
-BENCHMARK(BM_Put)->Apply(queue_args)->Setup(setup_queue)->Teardown(teardown_queue)
-    ->Threads(1)->Threads(4)->Threads(16)->UseRealTime();
-BENCHMARK(BM_PutDurable)->Args({100, 2500})->Args({1024, 2500})->ArgNames({"size", "sync_every"})
-    ->Setup(setup_queue)->Teardown(teardown_queue)
-    ->Threads(1)->Threads(4)->Threads(16)->UseRealTime();
-BENCHMARK(BM_PutAsyncDurable)->Args({100, 2500})->ArgNames({"size", "sync_every"})
-    ->Setup(setup_queue)->Teardown(teardown_queue)
-    ->Threads(1)->Threads(16)->UseRealTime();
-BENCHMARK(BM_PutRead)->Apply(queue_args)->Setup(setup_queue)->Teardown(teardown_queue)
-    ->Threads(1)->Threads(16)->UseRealTime();
+BENCHMARK(BM_Put)
+    ->Apply(queue_args)
+    ->Setup(setup_queue)
+    ->Teardown(teardown_queue)
+    ->Threads(1)
+    ->Threads(4)
+    ->Threads(16)
+    ->UseRealTime();
+BENCHMARK(BM_PutDurable)
+    ->Args({100, 2500})
+    ->Args({1024, 2500})
+    ->ArgNames({"size", "sync_every"})
+    ->Setup(setup_queue)
+    ->Teardown(teardown_queue)
+    ->Threads(1)
+    ->Threads(4)
+    ->Threads(16)
+    ->UseRealTime();
+BENCHMARK(BM_PutAsyncDurable)
+    ->Args({100, 2500})
+    ->ArgNames({"size", "sync_every"})
+    ->Setup(setup_queue)
+    ->Teardown(teardown_queue)
+    ->Threads(1)
+    ->Threads(16)
+    ->UseRealTime();
+BENCHMARK(BM_PutRead)
+    ->Apply(queue_args)
+    ->Setup(setup_queue)
+    ->Teardown(teardown_queue)
+    ->Threads(1)
+    ->Threads(16)
+    ->UseRealTime();
 
 }  // namespace
 

@@ -17,11 +17,11 @@
 #include "core/channel.h"
 #include "core/context.h"
 #include "core/deadline_heap.h"
+#include "core/topic.h"
+#include "core/worker_pool.h"
 #include "diskqueue/timer_thread.h"
 #include "nsq/id_generator.h"
 #include "nsqd/options.h"
-#include "core/topic.h"
-#include "core/worker_pool.h"
 
 namespace {
 
@@ -49,8 +49,10 @@ struct Env {
   DiskWriter writer{nullptr};
   diskqueue::TimerThread deadlines;
   QueueContext ctx{
-      options, *log, pool, writer, deadlines,
-      [](const std::string&) { return std::shared_ptr<diskqueue::DiskQueue>(); }, nullptr, nullptr};
+      options,   *log,
+      pool,      writer,
+      deadlines, [](const std::string&) { return std::shared_ptr<diskqueue::DiskQueue>(); },
+      nullptr,   nullptr};
 };
 
 // One MPUB of 200 100-byte messages into a topic with N channels, then each

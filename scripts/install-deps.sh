@@ -5,7 +5,7 @@
 set -euo pipefail
 
 packages=(
-  build-essential g++ clang libclang-rt-14-dev cmake ninja-build ccache pkg-config git
+  build-essential g++ clang libclang-rt-14-dev clang-format cmake ninja-build ccache pkg-config git
   libboost-dev libboost-program-options-dev
   rapidjson-dev libspdlog-dev libfmt-dev libtomlplusplus-dev libexpected-dev
   libsnappy-dev zlib1g-dev libssl-dev

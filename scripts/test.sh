@@ -12,6 +12,9 @@ export CCACHE_MAXSIZE=${CCACHE_MAXSIZE:-20G}
 
 bash "$root/scripts/install-deps.sh"
 
+# The tree follows .clang-format; a file that differs fails before anything builds.
+(cd "$root" && git ls-files -z '*.cc' '*.h' | xargs -0 clang-format --dry-run -Werror)
+
 # The options that make build/ the full test tree are given explicitly: run.sh
 # configures the same build/ without tests and benchmarks, and the CMake cache
 # would otherwise keep that. --no-tests=error: a tree without tests fails.

@@ -2,8 +2,8 @@
 
 #include <spdlog/spdlog.h>
 
-#include "nsq/http/v1_api.h"
 #include "nsq/http/router.h"
+#include "nsq/http/v1_api.h"
 #include "nsq/json/writer.h"
 #include "nsq/names.h"
 
@@ -43,7 +43,16 @@ std::int64_t unix_nano(Time t) {
 }
 
 enum RouteId {
-  kPing, kInfo, kDebug, kLookup, kTopics, kChannels, kNodes, kTopicAction, kChannelAction, kPprof
+  kPing,
+  kInfo,
+  kDebug,
+  kLookup,
+  kTopics,
+  kChannels,
+  kNodes,
+  kTopicAction,
+  kChannelAction,
+  kPprof
 };
 
 // Go's nsqlookupd/http.go route table.

@@ -26,11 +26,21 @@ class LevelWordFlag : public spdlog::custom_flag_formatter {
     std::string_view word;
     switch (msg.level) {
       case spdlog::level::trace:
-      case spdlog::level::debug: word = words_[0]; break;
-      case spdlog::level::info: word = words_[1]; break;
-      case spdlog::level::warn: word = words_[2]; break;
-      case spdlog::level::err: word = words_[3]; break;
-      default: word = words_[4]; break;
+      case spdlog::level::debug:
+        word = words_[0];
+        break;
+      case spdlog::level::info:
+        word = words_[1];
+        break;
+      case spdlog::level::warn:
+        word = words_[2];
+        break;
+      case spdlog::level::err:
+        word = words_[3];
+        break;
+      default:
+        word = words_[4];
+        break;
     }
     dest.append(word.data(), word.data() + word.size());
   }
@@ -44,18 +54,22 @@ class LevelWordFlag : public spdlog::custom_flag_formatter {
 
 spdlog::level::level_enum to_spdlog(GoLogLevel level) {
   switch (level) {
-    case GoLogLevel::debug: return spdlog::level::debug;
-    case GoLogLevel::info: return spdlog::level::info;
-    case GoLogLevel::warn: return spdlog::level::warn;
-    case GoLogLevel::error: return spdlog::level::err;
-    case GoLogLevel::fatal: return spdlog::level::critical;
+    case GoLogLevel::debug:
+      return spdlog::level::debug;
+    case GoLogLevel::info:
+      return spdlog::level::info;
+    case GoLogLevel::warn:
+      return spdlog::level::warn;
+    case GoLogLevel::error:
+      return spdlog::level::err;
+    case GoLogLevel::fatal:
+      return spdlog::level::critical;
   }
   return spdlog::level::info;
 }
 
 // A stderr logger flushed per line; `pattern` writes the level word with %*.
-std::shared_ptr<spdlog::logger> make_stderr_logger(const std::string& name,
-                                                   const LevelWords& words,
+std::shared_ptr<spdlog::logger> make_stderr_logger(const std::string& name, const LevelWords& words,
                                                    const std::string& pattern,
                                                    spdlog::level::level_enum level) {
   auto logger =
@@ -70,7 +84,9 @@ std::shared_ptr<spdlog::logger> make_stderr_logger(const std::string& name,
 
 }  // namespace
 
-void set_go_log_level(spdlog::logger& logger, GoLogLevel level) { logger.set_level(to_spdlog(level)); }
+void set_go_log_level(spdlog::logger& logger, GoLogLevel level) {
+  logger.set_level(to_spdlog(level));
+}
 
 void log_at(spdlog::logger& logger, GoLogLevel level, std::string_view text) {
   logger.log(to_spdlog(level), "{}", text);

@@ -15,8 +15,8 @@ constexpr int64_t kMinMsgTimeoutMs = 1000;
 constexpr int64_t kDefaultDeflateLevel = 6;
 
 ProtocolError invalid(std::string_view what, int64_t value) {
-  return fatal_error("E_BAD_BODY",
-                     "IDENTIFY " + std::string(what) + " (" + std::to_string(value) + ") is invalid");
+  return fatal_error("E_BAD_BODY", "IDENTIFY " + std::string(what) + " (" + std::to_string(value) +
+                                       ") is invalid");
 }
 
 }  // namespace

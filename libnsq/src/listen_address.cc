@@ -18,8 +18,7 @@ std::optional<boost::asio::ip::tcp::endpoint> parse_listen_address(const std::st
   const unsigned long p = std::stoul(port);
   if (p > 65535) return std::nullopt;
   boost::system::error_code ec;
-  ip::address addr =
-      host.empty() ? ip::address(ip::address_v4::any()) : ip::make_address(host, ec);
+  ip::address addr = host.empty() ? ip::address(ip::address_v4::any()) : ip::make_address(host, ec);
   if (ec) {
     if (host != "localhost") return std::nullopt;
     addr = ip::address_v4::loopback();
@@ -40,8 +39,7 @@ boost::system::error_code open_listener(boost::asio::ip::tcp::acceptor& acceptor
 
 std::string endpoint_string(const boost::asio::ip::tcp::endpoint& endpoint) {
   const auto address = endpoint.address();
-  const std::string host =
-      address.is_v6() ? "[" + address.to_string() + "]" : address.to_string();
+  const std::string host = address.is_v6() ? "[" + address.to_string() + "]" : address.to_string();
   return host + ":" + std::to_string(endpoint.port());
 }
 

@@ -36,7 +36,8 @@ void append_message_frame(std::string& out, const MessageHeader& header, std::st
 }
 
 Result<DecodedMessage> decode_message(std::string_view data) {
-  if (data.size() < kMessageHeaderSize) return tl::unexpected(make_error_code(errc::invalid_message));
+  if (data.size() < kMessageHeaderSize)
+    return tl::unexpected(make_error_code(errc::invalid_message));
   DecodedMessage m;
   m.header.timestamp_ns = get_i64be(data.data());
   m.header.attempts = get_u16be(data.data() + 8);

@@ -2,6 +2,7 @@
 
 #include <utility>  // before Asio's awaitable header (Boost 1.74)
 
+#include <spdlog/spdlog.h>
 #include <boost/asio/co_spawn.hpp>
 #include <boost/asio/detached.hpp>
 #include <boost/asio/io_context.hpp>
@@ -9,31 +10,30 @@
 #include <boost/asio/post.hpp>
 #include <boost/asio/redirect_error.hpp>
 #include <boost/asio/use_awaitable.hpp>
-#include <spdlog/spdlog.h>
 
-#include <chrono>
 #include <fcntl.h>
-#include <future>
 #include <sys/file.h>
-#include <thread>
 #include <unistd.h>
+#include <chrono>
+#include <future>
+#include <thread>
 #include <vector>
 
 #include "core/broker.h"
-#include "protocol/client_conn.h"
-#include "net/conn_registry.h"
-#include "http/http_api.h"
-#include "net/io_loop.h"
-#include "stats/statsd.h"
-#include "net/tls_context.h"
 #include "core/worker_pool.h"
+#include "http/http_api.h"
 #include "lookup/lookup_client.h"
+#include "net/conn_registry.h"
+#include "net/io_loop.h"
+#include "net/tls_context.h"
 #include "nsq/hostname.h"
-#include "nsq/http/v1_api.h"
 #include "nsq/http/server.h"
+#include "nsq/http/v1_api.h"
 #include "nsq/io_pool.h"
 #include "nsq/listen_address.h"
 #include "nsqd/options.h"
+#include "protocol/client_conn.h"
+#include "stats/statsd.h"
 
 namespace nsq::nsqd {
 
@@ -55,7 +55,8 @@ int io_thread_count(const Options& o) {
 class Server final : public DaemonServer {
  public:
   Server(Options options, std::shared_ptr<spdlog::logger> log)
-      : log_(log), broker_(std::move(options), log),
+      : log_(log),
+        broker_(std::move(options), log),
         io_(io_thread_count(broker_.options()),
             [](asio::io_context& ctx) { run_io_loop(ctx, kIoSpin); }),
         acceptor_(io_.first()),
@@ -193,8 +194,9 @@ class Server final : public DaemonServer {
         },
         [this](const std::string& topic) { return lookup_->channels_of(topic); },
         [this] { return lookup_->configured(); }});
-    api_.on_lookupd_addresses_changed(
-        [this](std::vector<std::string> addresses) { lookup_->set_addresses(std::move(addresses)); });
+    api_.on_lookupd_addresses_changed([this](std::vector<std::string> addresses) {
+      lookup_->set_addresses(std::move(addresses));
+    });
 
     asio::co_spawn(io_.first(), accept_loop(), asio::detached);
     io_.start();

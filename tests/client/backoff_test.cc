@@ -19,8 +19,8 @@ TEST(ClientBackoff, ExponentialDoublesUpToMax) {
 
 TEST(ClientBackoff, LevelRisesOnlyWhileNextStepFits) {
   Config c;
-  EXPECT_TRUE(can_raise_backoff(c, 0));  // 2s
-  EXPECT_TRUE(can_raise_backoff(c, 5));  // 64s
+  EXPECT_TRUE(can_raise_backoff(c, 0));   // 2s
+  EXPECT_TRUE(can_raise_backoff(c, 5));   // 64s
   EXPECT_FALSE(can_raise_backoff(c, 6));  // 128s > 2m
   c.max_backoff_duration = 0s;
   EXPECT_FALSE(can_raise_backoff(c, 0)) << "max 0 disables backoff";

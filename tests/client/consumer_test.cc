@@ -17,9 +17,9 @@ class ConsumerTest : public ::testing::Test {
   void publish(const std::string& topic, const std::vector<std::string>& bodies) {
     Producer producer(nsqd_.tcp_address(), Config());
     for (std::size_t i = 0; i < bodies.size(); i += 500) {
-      std::vector<std::string> batch(bodies.begin() + static_cast<std::ptrdiff_t>(i),
-                                     bodies.begin() + static_cast<std::ptrdiff_t>(
-                                                          std::min(bodies.size(), i + 500)));
+      std::vector<std::string> batch(
+          bodies.begin() + static_cast<std::ptrdiff_t>(i),
+          bodies.begin() + static_cast<std::ptrdiff_t>(std::min(bodies.size(), i + 500)));
       ASSERT_TRUE(producer.multi_publish(topic, batch));
     }
   }
@@ -59,7 +59,8 @@ TEST_F(ConsumerTest, FanoutThreeSharingAChannelAndASecondChannelEachGetEverythin
     return {};
   });
   ASSERT_TRUE(other.connect_to_nsqd(nsqd_.tcp_address()));
-  ASSERT_TRUE(nsqd_.eventually([&] { return nsqd_.channel_stat("fanout", "ch-a", "client_count") == 3; }));
+  ASSERT_TRUE(
+      nsqd_.eventually([&] { return nsqd_.channel_stat("fanout", "ch-a", "client_count") == 3; }));
 
   publish("fanout", bodies);
   ASSERT_TRUE(shared.wait_count(kCount, 90s)) << shared.count();
@@ -78,8 +79,8 @@ TEST_F(ConsumerTest, FanoutThreeSharingAChannelAndASecondChannelEachGetEverythin
            nsqd_.channel_stat("fanout", "ch-a", "depth") == 0 &&
            nsqd_.channel_stat("fanout", "ch-b", "in_flight_count") == 0;
   }));
-  for (auto& consumer : consumers) EXPECT_EQ(consumer->stats().messages_finished,
-                                             consumer->stats().messages_received);
+  for (auto& consumer : consumers)
+    EXPECT_EQ(consumer->stats().messages_finished, consumer->stats().messages_received);
 }
 
 TEST_F(ConsumerTest, HandlerErrorRequeuesWithDelayAndAttemptsCount) {
@@ -104,7 +105,8 @@ TEST_F(ConsumerTest, HandlerErrorRequeuesWithDelayAndAttemptsCount) {
   auto again = std::chrono::steady_clock::now();
   EXPECT_EQ(seen.attempts("once"), (std::vector<int>{1, 2}));
   EXPECT_GE(again - first_failure, 300ms) << "REQ carried default_requeue_delay x attempts";
-  EXPECT_TRUE(nsqd_.eventually([&] { return nsqd_.channel_stat("requeue", "ch", "requeue_count") == 1; }));
+  EXPECT_TRUE(
+      nsqd_.eventually([&] { return nsqd_.channel_stat("requeue", "ch", "requeue_count") == 1; }));
   EXPECT_EQ(consumer.stats().messages_requeued, 1u);
 }
 
@@ -120,8 +122,9 @@ TEST_F(ConsumerTest, MaxAttemptsGivesUpThroughTheHookAndFinishes) {
     handled.add(m.body(), m.attempts());
     return tl::unexpected(std::string("always fails"));
   });
-  consumer.set_failed_message_hook(
-      [&](const Message& m) { given_up.set_value({m.body(), m.attempts()}); });
+  consumer.set_failed_message_hook([&](const Message& m) {
+    given_up.set_value({m.body(), m.attempts()});
+  });
   ASSERT_TRUE(consumer.connect_to_nsqd(nsqd_.tcp_address()));
   publish("attempts", {"doomed"});
   auto f = given_up.get_future();
@@ -156,7 +159,8 @@ TEST_F(ConsumerTest, UnansweredMessageTimesOutAndComesBack) {
   publish("timeout", {"slow"});
   ASSERT_TRUE(seen.wait_count(2));
   EXPECT_EQ(seen.attempts("slow"), (std::vector<int>{1, 2}));
-  EXPECT_TRUE(nsqd_.eventually([&] { return nsqd_.channel_stat("timeout", "ch", "timeout_count") == 1; }));
+  EXPECT_TRUE(
+      nsqd_.eventually([&] { return nsqd_.channel_stat("timeout", "ch", "timeout_count") == 1; }));
   // A late FIN of the timed-out delivery: nsqd answers E_FIN_FAILED, harmlessly.
   std::lock_guard lock(mu);
   first.finish();
@@ -192,7 +196,8 @@ TEST_F(ConsumerTest, DeferredAnswerFromAnotherThread) {
     }
   });
   answerer.join();
-  EXPECT_TRUE(nsqd_.eventually([&] { return nsqd_.channel_stat("later", "ch", "in_flight_count") == 0; }));
+  EXPECT_TRUE(
+      nsqd_.eventually([&] { return nsqd_.channel_stat("later", "ch", "in_flight_count") == 0; }));
   EXPECT_FALSE(consumer.is_starved());
   EXPECT_EQ(consumer.stats().messages_finished, 10u);
 }
@@ -267,9 +272,11 @@ TEST_F(ConsumerTest, FailureBacksOffToRdyZeroThenRecovers) {
   ASSERT_TRUE(consumer.connect_to_nsqd(nsqd_.tcp_address()));
   publish("backoff", {"a"});
   // Backing off: RDY 0 (1 s at level 1), then RDY 1 to test, then back to 5.
-  EXPECT_TRUE(nsqd_.eventually([&] { return nsqd_.client_rdy("backoff", "ch") == std::vector<int64_t>{0}; }, 5s));
+  EXPECT_TRUE(nsqd_.eventually(
+      [&] { return nsqd_.client_rdy("backoff", "ch") == std::vector<int64_t>{0}; }, 5s));
   ASSERT_TRUE(ok.wait_count(1));
-  EXPECT_TRUE(nsqd_.eventually([&] { return nsqd_.client_rdy("backoff", "ch") == std::vector<int64_t>{5}; }));
+  EXPECT_TRUE(nsqd_.eventually(
+      [&] { return nsqd_.client_rdy("backoff", "ch") == std::vector<int64_t>{5}; }));
 }
 
 TEST_F(ConsumerTest, StopFinishesInFlightMessagesThenCloses) {
@@ -312,7 +319,8 @@ TEST_F(ConsumerTest, StopFinishesInFlightMessagesThenCloses) {
     return nsqd_.channel_stat("graceful", "ch", "client_count") == 0 &&
            nsqd_.channel_stat("graceful", "ch", "in_flight_count") == 0 &&
            nsqd_.channel_stat("graceful", "ch", "depth") == static_cast<int64_t>(20 - handled);
-  })) << "handled " << handled << " clients " << nsqd_.channel_stat("graceful", "ch", "client_count")
+  })) << "handled "
+      << handled << " clients " << nsqd_.channel_stat("graceful", "ch", "client_count")
       << " in flight " << nsqd_.channel_stat("graceful", "ch", "in_flight_count") << " depth "
       << nsqd_.channel_stat("graceful", "ch", "depth");
   EXPECT_FALSE(consumer.connect_to_nsqd(nsqd_.tcp_address()));

@@ -14,7 +14,6 @@ namespace {
 
 using Clock = std::chrono::steady_clock;
 
-
 class ScenarioTest : public ::testing::Test {
  protected:
   void SetUp() override { ASSERT_EQ(nsqd_.start(), ""); }
@@ -77,12 +76,14 @@ TEST_F(ScenarioTest, EphemeralChannelGoesWithItsLastConsumer) {
       return {};
     });
     ASSERT_TRUE(consumer.connect_to_nsqd(nsqd_.tcp_address()));
-    ASSERT_TRUE(nsqd_.eventually([&] { return nsqd_.channel_stat("eph", "tail#ephemeral", "client_count") == 1; }));
+    ASSERT_TRUE(nsqd_.eventually(
+        [&] { return nsqd_.channel_stat("eph", "tail#ephemeral", "client_count") == 1; }));
     ASSERT_TRUE(producer.publish("eph", "first"));
     ASSERT_TRUE(seen.wait_count(1));
   }
-  EXPECT_TRUE(nsqd_.eventually([&] { return nsqd_.channel_stat("eph", "tail#ephemeral", "client_count") == -1; }))
-      << "the channel is gone";
+  EXPECT_TRUE(nsqd_.eventually([&] {
+    return nsqd_.channel_stat("eph", "tail#ephemeral", "client_count") == -1;
+  })) << "the channel is gone";
   ASSERT_TRUE(producer.publish("eph", "unseen"));  // only "keep" gets it
   Seen fresh;
   Consumer again("eph", "tail#ephemeral", fast_config());
@@ -91,7 +92,8 @@ TEST_F(ScenarioTest, EphemeralChannelGoesWithItsLastConsumer) {
     return {};
   });
   ASSERT_TRUE(again.connect_to_nsqd(nsqd_.tcp_address()));
-  ASSERT_TRUE(nsqd_.eventually([&] { return nsqd_.channel_stat("eph", "tail#ephemeral", "client_count") == 1; }));
+  ASSERT_TRUE(nsqd_.eventually(
+      [&] { return nsqd_.channel_stat("eph", "tail#ephemeral", "client_count") == 1; }));
   ASSERT_TRUE(producer.publish("eph", "second"));
   ASSERT_TRUE(fresh.wait_count(1));
   EXPECT_EQ(fresh.bodies(), (std::vector<std::string>{"second"}));
@@ -114,7 +116,8 @@ TEST_F(ScenarioTest, MaxInFlightAboveMaxRdyCountIsClampedNotRefused) {
     return {};
   });
   ASSERT_TRUE(consumer.connect_to_nsqd(nsqd_.tcp_address()));
-  ASSERT_TRUE(nsqd_.eventually([&] { return nsqd_.client_rdy("clamp", "ch") == std::vector<int64_t>{2500}; }));
+  ASSERT_TRUE(nsqd_.eventually(
+      [&] { return nsqd_.client_rdy("clamp", "ch") == std::vector<int64_t>{2500}; }));
   Producer producer(nsqd_.tcp_address(), Config());
   std::vector<std::string> bodies;
   for (int i = 0; i < 3000; ++i) bodies.push_back("r" + std::to_string(i));
@@ -197,11 +200,13 @@ TEST(ScenarioCluster, LookupdOnlyConsumersGetEverythingOnceAcrossALookupdRestart
       Producer p(nsqds[n].tcp_address(), Config());
       std::vector<std::string> batch;
       for (int i = 0; i < kPerNsqd / 2; ++i)
-        batch.push_back("n" + std::to_string(n) + "-" + std::to_string(half) + "-" + std::to_string(i));
+        batch.push_back("n" + std::to_string(n) + "-" + std::to_string(half) + "-" +
+                        std::to_string(i));
       for (std::size_t i = 0; i < batch.size(); i += 1000)
-        ASSERT_TRUE(p.multi_publish("cluster", std::vector<std::string>(
-                                                   batch.begin() + static_cast<std::ptrdiff_t>(i),
-                                                   batch.begin() + static_cast<std::ptrdiff_t>(i + 1000))));
+        ASSERT_TRUE(p.multi_publish(
+            "cluster",
+            std::vector<std::string>(batch.begin() + static_cast<std::ptrdiff_t>(i),
+                                     batch.begin() + static_cast<std::ptrdiff_t>(i + 1000))));
     }
   };
   publish_half(0);

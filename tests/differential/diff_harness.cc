@@ -49,8 +49,8 @@ std::string transcript(std::string_view received, bool closed) {
       case 2:
         // [8 timestamp][2 attempts][16 id][body]: id and timestamp differ.
         if (data.size() >= 26) {
-          const unsigned attempts = (static_cast<unsigned char>(data[8]) << 8) |
-                                    static_cast<unsigned char>(data[9]);
+          const unsigned attempts =
+              (static_cast<unsigned char>(data[8]) << 8) | static_cast<unsigned char>(data[9]);
           out += "message attempts=" + std::to_string(attempts) +
                  " body=" + printable(data.substr(26)) + "\n";
         } else {
@@ -159,8 +159,7 @@ bool DifferentialTest::start_each(const std::vector<std::string>& go_flags,
   return true;
 }
 
-void DifferentialTest::expect_same_conversation(std::string_view bytes, bool half_close,
-                                                ms quiet) {
+void DifferentialTest::expect_same_conversation(std::string_view bytes, bool half_close, ms quiet) {
   std::string theirs = converse(go_->tcp_port(), bytes, half_close, quiet);
   std::string mine = converse(ours_->tcp_port(), bytes, half_close, quiet);
   EXPECT_EQ(mine, theirs) << "ours (left) and Go's (right) differ for the bytes: "

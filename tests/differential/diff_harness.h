@@ -52,8 +52,7 @@ Exchange exchange(int port, std::string_view bytes, bool half_close, ms quiet,
 
 // The transcript of exchange(port, bytes, half_close, quiet).
 // (A quiet period long enough for a loaded CI machine to answer in.)
-std::string converse(int port, std::string_view bytes, bool half_close = false,
-                     ms quiet = ms(600));
+std::string converse(int port, std::string_view bytes, bool half_close = false, ms quiet = ms(600));
 
 // The fixture: starts Go's nsqd and ours with the same flags.
 class DifferentialTest : public ::testing::Test {

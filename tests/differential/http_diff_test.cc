@@ -109,8 +109,7 @@ std::string normalise_ports(std::string text, const std::vector<int>& ports) {
 }
 
 // The canonical answer of 127.0.0.1:port to `bytes`.
-std::string http_answer(int port, std::string_view bytes, const std::vector<int>& ports,
-                        ms quiet) {
+std::string http_answer(int port, std::string_view bytes, const std::vector<int>& ports, ms quiet) {
   bool closed = false;
   std::string raw = http_exchange(port, bytes, closed, quiet);
   return normalise_ports(canonical_http(raw, closed, bytes.starts_with("HEAD ")), ports);
@@ -224,7 +223,8 @@ TEST_F(HttpDiff, MalformedRequests) {
            "GET /ping HTTP/1.1\r\nHost: x\r\nHost: y\r\n\r\n",
            "GET /ping HTTP/1.1\r\nHost: x\r\nBad Header: 1\r\n\r\n",
            "GET /ping HTTP/1.1\r\nHost: x\r\nNoColon\r\n\r\n",
-           "GET /ping HTTP/1.1\r\nHost: x\r\nX: a\x01" "b\r\n\r\n",
+           "GET /ping HTTP/1.1\r\nHost: x\r\nX: a\x01"
+           "b\r\n\r\n",
            "GET /ping HTTP/1.1\r\nHost: x\r\nExpect: something\r\n\r\n",
            "GET /ping HTTP/1.1\r\nHost: x\r\nContent-Length: abc\r\n\r\n",
            "GET ping HTTP/1.1\r\nHost: x\r\n\r\n",
@@ -301,8 +301,9 @@ TEST_F(HttpDiff, Config) {
   for (const char* opt :
        {"broadcast_tcp_port", "broadcast_http_port", "statsd_prefix", "broadcast_address",
         "tcp_address", "http_address", "https_address", "nsqlookupd_tcp_addresses", "log_level",
-        "id_x", "statsd_address", "max_msg_size", "msg_timeout", "e2e_processing_latency_percentiles",
-        "tls_required", "tls_min_version", "deflate", "max_deflate_level", "sync_publish"}) {
+        "id_x", "statsd_address", "max_msg_size", "msg_timeout",
+        "e2e_processing_latency_percentiles", "tls_required", "tls_min_version", "deflate",
+        "max_deflate_level", "sync_publish"}) {
     SCOPED_TRACE(opt);
     expect_same_get("GET", std::string("/config/") + opt);
   }
@@ -311,11 +312,12 @@ TEST_F(HttpDiff, Config) {
   // last ones hold bytes that are not UTF-8, which Go's decoder stores as
   // U+FFFD.
   for (const char* body : {"null", "[\"127.0.0.1:1\",\"127.0.0.1:1\"]", "[\"a\"]", "[]",
-                           " [ \"\\u0031:2\" ] ", "[1]", "{}",
-                           "\"x\"", "[\"a\"] x", "", "nul",
+                           " [ \"\\u0031:2\" ] ", "[1]", "{}", "\"x\"", "[\"a\"] x", "", "nul",
                            "[\"a<b>&c\\u2028\\u2029\\b\\f\\u0001\\u007f\\\"\\\\ "
                            "\xc3\xa9\xe2\x80\xa8x\"]",
-                           "[\"bad\xff" "host:1\"]", "[\"\xe2\x80:2\",\"\xc0\xaf:3\"]"}) {
+                           "[\"bad\xff"
+                           "host:1\"]",
+                           "[\"\xe2\x80:2\",\"\xc0\xaf:3\"]"}) {
     SCOPED_TRACE(body);
     expect_same_get("PUT", "/config/nsqlookupd_tcp_addresses", body);
     expect_same_get("GET", "/config/nsqlookupd_tcp_addresses");
@@ -328,8 +330,8 @@ TEST_F(HttpDiff, Config) {
 TEST_F(HttpDiff, ConfigWithBroadcastFlags) {
   ASSERT_TRUE(start_both({"--broadcast-address=127.0.0.1", "--broadcast-tcp-port=4150",
                           "--broadcast-http-port=4151", "--statsd-prefix=a.%s.b%s"}));
-  for (const char* opt : {"broadcast_tcp_port", "broadcast_http_port", "statsd_prefix",
-                          "broadcast_address"}) {
+  for (const char* opt :
+       {"broadcast_tcp_port", "broadcast_http_port", "statsd_prefix", "broadcast_address"}) {
     SCOPED_TRACE(opt);
     expect_same_get("GET", std::string("/config/") + opt);
   }

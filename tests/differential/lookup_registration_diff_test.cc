@@ -26,9 +26,9 @@ class LookupRegistrationDiff : public DifferentialTest {
         return false;
       }
     }
-    return start_each({"--lookupd-tcp-address=127.0.0.1:" + std::to_string(go_lookupd_.tcp_port())},
-                      {"--lookupd-tcp-address=127.0.0.1:" +
-                       std::to_string(ours_lookupd_.tcp_port())});
+    return start_each(
+        {"--lookupd-tcp-address=127.0.0.1:" + std::to_string(go_lookupd_.tcp_port())},
+        {"--lookupd-tcp-address=127.0.0.1:" + std::to_string(ours_lookupd_.tcp_port())});
   }
 
   // GET path on a lookupd until its body contains `want` (registrations

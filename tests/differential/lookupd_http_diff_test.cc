@@ -33,10 +33,10 @@ class LookupdHttpDiff : public ::testing::Test {
   }
 
   void expect_same(std::string_view bytes, ms quiet = ms(1000)) {
-    std::string theirs = http_answer(go_.http_port(), bytes, {go_.http_port(), go_.tcp_port()},
-                                     quiet);
-    std::string mine = http_answer(ours_.http_port(), bytes,
-                                   {ours_.http_port(), ours_.tcp_port()}, quiet);
+    std::string theirs =
+        http_answer(go_.http_port(), bytes, {go_.http_port(), go_.tcp_port()}, quiet);
+    std::string mine =
+        http_answer(ours_.http_port(), bytes, {ours_.http_port(), ours_.tcp_port()}, quiet);
     EXPECT_EQ(mine, theirs) << "ours (left) and Go's (right) differ for: " << printable(bytes);
   }
 
@@ -117,16 +117,17 @@ TEST_F(LookupdHttpDiff, MalformedRequests) {
 // The answer is the peer info (the same on both but for the ports) or an error.
 TEST_F(LookupdHttpDiff, IdentifyJsonAsGoDecodesIt) {
   auto verdict = [](const std::string& answer) {
-    return answer.find("E_BAD_BODY") != std::string::npos ? "E_BAD_BODY"
+    return answer.find("E_BAD_BODY") != std::string::npos    ? "E_BAD_BODY"
            : answer.find("\"version\"") != std::string::npos ? "peer info"
-                                                            : "other: " + printable(answer);
+                                                             : "other: " + printable(answer);
   };
   const std::string base = R"("http_port":2,"version":"1","hostname":"h")";
-  for (const std::string& json : std::vector<std::string>{R"({"tcp_port":1,"broadcast_address":"\ud800",)" + base + "}",
-                           R"({"tcp_port":1,"broadcast_address":"b","x":1e999,)" + base + "}",
-                           R"({"tcp_port":1,"broadcast_address":"b","x":-1e400,)" + base + "}",
-                           R"({"tcp_port":1e999,"broadcast_address":"b",)" + base + "}",
-                           R"({"tcp_port":1,"broadcast_address":"b",)" + base + "}"}) {
+  for (const std::string& json :
+       std::vector<std::string>{R"({"tcp_port":1,"broadcast_address":"\ud800",)" + base + "}",
+                                R"({"tcp_port":1,"broadcast_address":"b","x":1e999,)" + base + "}",
+                                R"({"tcp_port":1,"broadcast_address":"b","x":-1e400,)" + base + "}",
+                                R"({"tcp_port":1e999,"broadcast_address":"b",)" + base + "}",
+                                R"({"tcp_port":1,"broadcast_address":"b",)" + base + "}"}) {
     SCOPED_TRACE(json);
     std::string bytes = "  V1IDENTIFY\n";
     bytes += be32(static_cast<std::uint32_t>(json.size())) + json;

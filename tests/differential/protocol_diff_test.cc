@@ -33,8 +33,8 @@ TEST_F(ProtocolDiff, MpubDeclaredSizeIsNotABound) {
   const std::vector<std::string> bodies = {"a", "bb", "ccc"};
   const std::string msgs = mpub_messages(bodies);
   const auto correct = static_cast<std::uint32_t>(msgs.size());
-  for (std::uint32_t declared : {correct, correct - 1, 4u, 1u, 6u /* squeaky */, correct + 4,
-                                 5242880u}) {
+  for (std::uint32_t declared :
+       {correct, correct - 1, 4u, 1u, 6u /* squeaky */, correct + 4, 5242880u}) {
     SCOPED_TRACE("declared " + std::to_string(declared));
     expect_same_conversation(mpub(declared, msgs));
     expect_same_conversation(mpub(declared, msgs), true);
@@ -99,8 +99,9 @@ TEST_F(ProtocolDiff, IntegersWrapAsGo) {
     SCOPED_TRACE(std::string("RDY ") + count);
     expect_same_conversation(sub + "RDY " + count + "\nNOP\n");
   }
-  for (const char* timeout : {"18446744073709551615", "18446744073709551616", "18446744073709551617",
-                              "99999999999999999999", "9300000000000", "3600000", "3600001", ""}) {
+  for (const char* timeout :
+       {"18446744073709551615", "18446744073709551616", "18446744073709551617",
+        "99999999999999999999", "9300000000000", "3600000", "3600001", ""}) {
     SCOPED_TRACE(std::string("DPUB ") + timeout);
     expect_same_conversation(kMagic + "DPUB t " + timeout + "\n" + be32(1) + "d");
   }
@@ -111,12 +112,12 @@ TEST_F(ProtocolDiff, IntegersWrapAsGo) {
 // double under a key nsqd ignores (refused under an integer field).
 TEST_F(ProtocolDiff, IdentifyJsonAsGoDecodesIt) {
   ASSERT_TRUE(start_both());
-  for (const std::string& json : std::vector<std::string>{R"({"client_id":"\ud800"})", R"({"client_id":"a\udc00b","hostname":"\ud800\ud800"})",
-                           R"({"client_id":"\ud83d\ude00"})", R"({"client_id":"\ud80"})",
-                           R"({"x":1e999})", R"({"x":-1E+400,"client_id":"c"})",
-                           R"({"heartbeat_interval":1e999})", R"({"msg_timeout":1e309})",
-                           "{\"x\":" + std::string(400, '9') + "}",
-                           "{\"sample_rate\":" + std::string(400, '9') + "}"}) {
+  for (const std::string& json : std::vector<std::string>{
+           R"({"client_id":"\ud800"})", R"({"client_id":"a\udc00b","hostname":"\ud800\ud800"})",
+           R"({"client_id":"\ud83d\ude00"})", R"({"client_id":"\ud80"})", R"({"x":1e999})",
+           R"({"x":-1E+400,"client_id":"c"})", R"({"heartbeat_interval":1e999})",
+           R"({"msg_timeout":1e309})", "{\"x\":" + std::string(400, '9') + "}",
+           "{\"sample_rate\":" + std::string(400, '9') + "}"}) {
     SCOPED_TRACE(json);
     expect_same_conversation(kMagic + "IDENTIFY\n" + be32(static_cast<std::uint32_t>(json.size())) +
                              json + "NOP\n");
@@ -142,8 +143,8 @@ TEST_F(ProtocolDiff, ReqTimeoutWrapsAsGo) {
     ASSERT_TRUE(c.send_raw("REQ " + first->id + " 18446744073709551615\n"));
     auto again = c.read(ms(2000));
     auto second = testutil::to_test_message(again.frame);
-    outcome[i] = second ? "redelivered attempts=" + std::to_string(second->attempts)
-                        : again.describe();
+    outcome[i] =
+        second ? "redelivered attempts=" + std::to_string(second->attempts) : again.describe();
   }
   EXPECT_EQ(outcome[1], outcome[0]) << "ours (left), Go's (right)";
   EXPECT_EQ(outcome[1], "redelivered attempts=2");

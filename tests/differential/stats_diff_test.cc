@@ -122,8 +122,7 @@ std::string get(int http_port, const std::string& target) {
 
 bool ok(testutil::RawClient& c) {
   auto r = c.read_skip_heartbeats(ms(2000));
-  return r.status == testutil::RawClient::ReadStatus::frame &&
-         r.frame.type == FrameType::response;
+  return r.status == testutil::RawClient::ReadStatus::frame && r.frame.type == FrameType::response;
 }
 
 class StatsDiff : public DifferentialTest {
@@ -180,11 +179,13 @@ class StatsDiff : public DifferentialTest {
         std::string theirs = get(go().http_port(), target);
         std::string mine = get(ours().http_port(), target);
         if (json) {
-          EXPECT_EQ(normalise_json(mine), normalise_json(theirs))
-              << "ours:\n" << mine << "\nGo's:\n" << theirs;
+          EXPECT_EQ(normalise_json(mine), normalise_json(theirs)) << "ours:\n"
+                                                                  << mine << "\nGo's:\n"
+                                                                  << theirs;
         } else {
-          EXPECT_EQ(normalise_text(mine), normalise_text(theirs))
-              << "ours:\n" << mine << "\nGo's:\n" << theirs;
+          EXPECT_EQ(normalise_text(mine), normalise_text(theirs)) << "ours:\n"
+                                                                  << mine << "\nGo's:\n"
+                                                                  << theirs;
         }
       }
     }

@@ -64,8 +64,8 @@ class PublishLoad {
         c.dial_timeout = 500ms;
         Producer producer(address, c);
         for (int i = 0; !stop_.load(); ++i) {
-          std::string body = "r" + std::to_string(round) + "-p" + std::to_string(p) + "-" +
-                             std::to_string(i);
+          std::string body =
+              "r" + std::to_string(round) + "-p" + std::to_string(p) + "-" + std::to_string(i);
           if (i % 10 == 9) {  // an MPUB now and then
             std::vector<std::string> bodies = {body + "a", body + "b", body + "c"};
             if (!producer.multi_publish(topic, bodies)) return;
@@ -124,7 +124,8 @@ std::set<std::string> drain_until(const std::string& address, const std::string&
   return got;
 }
 
-std::vector<std::string> missing(const std::set<std::string>& want, const std::set<std::string>& got) {
+std::vector<std::string> missing(const std::set<std::string>& want,
+                                 const std::set<std::string>& got) {
   std::vector<std::string> out;
   std::set_difference(want.begin(), want.end(), got.begin(), got.end(), std::back_inserter(out));
   return out;

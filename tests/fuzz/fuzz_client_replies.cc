@@ -30,10 +30,10 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
     default: {
       nsq::client::Config config;
       auto applied = nsq::client::apply_option_flag(config, input);
-      if (applied && (config.max_in_flight < 0 || config.deflate_level < 1 ||
-                      config.deflate_level > 9 || config.sample_rate < 0 ||
-                      config.sample_rate > 99 || config.lookupd_poll_jitter < 0 ||
-                      config.lookupd_poll_jitter > 1))
+      if (applied &&
+          (config.max_in_flight < 0 || config.deflate_level < 1 || config.deflate_level > 9 ||
+           config.sample_rate < 0 || config.sample_rate > 99 || config.lookupd_poll_jitter < 0 ||
+           config.lookupd_poll_jitter > 1))
         std::abort();
       (void)config.validate();
       break;

@@ -29,7 +29,8 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   // error, and without one the same bytes.
   const std::size_t max_out = size == 0 ? 1 : 1 + data[size - 1] % 4096;
   nsq::codec::DeflateStreamDecoder bounded;
-  const auto d = nsq::testutil::decode_in_steps(bounded, {in.substr(0, cut), in.substr(cut)}, max_out);
+  const auto d =
+      nsq::testutil::decode_in_steps(bounded, {in.substr(0, cut), in.substr(cut)}, max_out);
   if (d.ec != ea || (!ea && d.out != a)) std::abort();
 
   if (a.size() > (1u << 20)) return 0;

@@ -68,10 +68,9 @@ Outcome run(std::string_view stream, std::size_t piece, const ParserLimits& limi
 }
 
 bool same(const Request& a, const Request& b) {
-  return a.method == b.method && a.target == b.target && a.path == b.path &&
-         a.query == b.query && a.bad_query == b.bad_query && a.headers == b.headers &&
-         a.body == b.body && a.body_too_big == b.body_too_big && a.version == b.version &&
-         a.keep_alive == b.keep_alive;
+  return a.method == b.method && a.target == b.target && a.path == b.path && a.query == b.query &&
+         a.bad_query == b.bad_query && a.headers == b.headers && a.body == b.body &&
+         a.body_too_big == b.body_too_big && a.version == b.version && a.keep_alive == b.keep_alive;
 }
 
 }  // namespace

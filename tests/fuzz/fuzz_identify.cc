@@ -20,7 +20,8 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   const auto& n = *negotiated;
   if (n.sample_rate < 0 || n.sample_rate > 99) std::abort();
   if (n.msg_timeout_ms < 1000 || n.msg_timeout_ms > limits.max_msg_timeout_ms) std::abort();
-  if (n.output_buffer_size < 1 || n.output_buffer_size > limits.max_output_buffer_size) std::abort();
+  if (n.output_buffer_size < 1 || n.output_buffer_size > limits.max_output_buffer_size)
+    std::abort();
   if (n.deflate && n.snappy) std::abort();
   if (n.deflate_level > limits.max_deflate_level) std::abort();
   const std::string json = nsq::identify_response_json(n, limits);

@@ -47,12 +47,12 @@
 #include <vector>
 
 #include "core/broker.h"
-#include "net/conn_registry.h"
-#include "http/request_parser.h"
+#include "core/topic.h"
 #include "http/http_api.h"
+#include "http/request_parser.h"
+#include "net/conn_registry.h"
 #include "nsq/endian.h"
 #include "nsqd/options.h"
-#include "core/topic.h"
 
 namespace {
 

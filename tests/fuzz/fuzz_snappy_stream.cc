@@ -28,7 +28,8 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   // error and bytes.
   const std::size_t max_out = size == 0 ? 1 : 1 + data[size - 1] % 4096;
   nsq::codec::SnappyStreamDecoder bounded;
-  const auto d = nsq::testutil::decode_in_steps(bounded, {in.substr(0, cut), in.substr(cut)}, max_out);
+  const auto d =
+      nsq::testutil::decode_in_steps(bounded, {in.substr(0, cut), in.substr(cut)}, max_out);
   if (d.ec != ea || d.out != a) std::abort();
 
   nsq::codec::SnappyStreamEncoder enc;

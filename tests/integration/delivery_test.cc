@@ -217,7 +217,8 @@ TEST_F(DeliveryTest, MaxChannelConsumers) {
   auto b = client();
   b.sub("t", "c");
   EXPECT_TRUE(got_fatal(b, "E_SUB_FAILED SUB failed consumers for t:c exceeds limit of 1"));
-  // A slot frees when the consumer leaves (bounded retry: the server notices the close asynchronously).
+  // A slot frees when the consumer leaves (bounded retry: the server notices the close
+  // asynchronously).
   a.close();
   bool ok = false;
   for (auto deadline = Clock::now() + 5s; !ok && Clock::now() < deadline;) {
@@ -247,8 +248,9 @@ TEST_F(DeliveryTest, EphemeralNotInMetadata) {
   ASSERT_TRUE(doc.IsObject());
   ASSERT_TRUE(doc["topics"].IsArray()) << dat;
   ASSERT_EQ(doc["topics"].Size(), 1u) << dat;
-  EXPECT_NE(dat.find(R"({"name":"keep","paused":false,"channels":[{"name":"durable","paused":false}]})"),
-            std::string::npos)
+  EXPECT_NE(
+      dat.find(R"({"name":"keep","paused":false,"channels":[{"name":"durable","paused":false}]})"),
+      std::string::npos)
       << dat;
   EXPECT_EQ(dat.find("ephemeral"), std::string::npos) << dat;
   EXPECT_EQ(std::string(doc["version"].GetString()), "1.3.0");
@@ -307,7 +309,8 @@ TEST_F(DeliveryTest, EphemeralOverflowIsDropped) {
   EXPECT_LE(n, 20) << "ephemeral queues must not exceed memory (topic 10 + channel 10)";
   // Nothing was written to disk for them.
   for (auto& entry : std::filesystem::directory_iterator(data_dir_.path()))
-    EXPECT_EQ(entry.path().filename().string().find("ephemeral"), std::string::npos) << entry.path();
+    EXPECT_EQ(entry.path().filename().string().find("ephemeral"), std::string::npos)
+        << entry.path();
 }
 
 // §12: --mem-queue-size=0 goes through the disk queues and keeps FIFO order.
@@ -370,7 +373,6 @@ TEST_F(DeliveryTest, SampleRateDropsMessages) {
   EXPECT_GT(n, 120);
   EXPECT_LT(n, 350);
 }
-
 
 // §6.6: a REQ delay above --max-req-timeout is clamped, not refused.
 TEST_F(DeliveryTest, ReqDelayClampedToMaxReqTimeout) {

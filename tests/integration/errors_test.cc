@@ -38,7 +38,8 @@ class ErrorsTest : public NsqdTest {
 
   // An MPUB whose declared body size matches the bytes sent (zero padded):
   // clients always send consistent sizes, and nsqd may read either way.
-  static std::string mpub_raw(const std::string& topic, uint32_t declared, const std::string& payload) {
+  static std::string mpub_raw(const std::string& topic, uint32_t declared,
+                              const std::string& payload) {
     std::string out = "MPUB " + topic + "\n" + be32(declared) + payload;
     if (payload.size() < declared) out.append(declared - payload.size(), '\0');
     return out;
@@ -47,8 +48,10 @@ class ErrorsTest : public NsqdTest {
   static std::string printable(const std::string& s) {
     std::string out;
     for (unsigned char ch : s.substr(0, 200)) {
-      if (ch >= 32 && ch < 127) out += static_cast<char>(ch);
-      else out += "\\x" + std::string(1, "0123456789abcdef"[ch >> 4]) + "0123456789abcdef"[ch & 15];
+      if (ch >= 32 && ch < 127)
+        out += static_cast<char>(ch);
+      else
+        out += "\\x" + std::string(1, "0123456789abcdef"[ch >> 4]) + "0123456789abcdef"[ch & 15];
     }
     return out;
   }
@@ -59,7 +62,8 @@ class ErrorsTest : public NsqdTest {
 // §1: wrong magic → E_BAD_PROTOCOL, then close.
 TEST_F(ErrorsTest, BadMagic) {
   start_with_traffic();
-  for (const std::string& magic : std::vector<std::string>{"  V1", "V2  ", "GET ", std::string("\0\0\0\0", 4)}) {
+  for (const std::string& magic :
+       std::vector<std::string>{"  V1", "V2  ", "GET ", std::string("\0\0\0\0", 4)}) {
     RawClient c;
     ASSERT_TRUE(c.connect(port()));
     c.send_raw(magic);
@@ -75,7 +79,8 @@ TEST_F(ErrorsTest, InvalidCommand) {
   expect_fatal_for("NOP2\n", "E_INVALID invalid command NOP2");
   expect_fatal_for("\n", "E_INVALID invalid command ");
   expect_fatal_for(" NOP\n", "E_INVALID invalid command ");
-  expect_fatal_for(std::string("\x01\x02\xff\n", 4), std::string("E_INVALID invalid command \x01\x02\xff", 29));
+  expect_fatal_for(std::string("\x01\x02\xff\n", 4),
+                   std::string("E_INVALID invalid command \x01\x02\xff", 29));
   // After a valid command too.
   expect_fatal_for("NOP\nFOO BAR\n", "E_INVALID invalid command FOO");
 }
@@ -91,7 +96,8 @@ TEST_F(ErrorsTest, WrongState) {
   expect_fatal_for("CLS\n", "E_INVALID cannot CLS in current state");
   expect_fatal_subscribed("SUB t c\n", "E_INVALID cannot SUB in current state");
   expect_fatal_subscribed("SUB t other\n", "E_INVALID cannot SUB in current state");
-  expect_fatal_subscribed("IDENTIFY\n" + be32(2) + "{}", "E_INVALID cannot IDENTIFY in current state");
+  expect_fatal_subscribed("IDENTIFY\n" + be32(2) + "{}",
+                          "E_INVALID cannot IDENTIFY in current state");
   expect_fatal_subscribed("AUTH\n" + be32(1) + "x", "E_INVALID cannot AUTH in current state");
   {
     // After CLS: SUB and CLS are refused.
@@ -140,21 +146,25 @@ TEST_F(ErrorsTest, BadTopicAndChannelNames) {
   const std::string long65(65, 'a');
   expect_fatal_for("PUB a!b\n", R"(E_BAD_TOPIC PUB topic name "a!b" is not valid)");
   expect_fatal_for("PUB \n", R"(E_BAD_TOPIC PUB topic name "" is not valid)");
-  expect_fatal_for("PUB " + long65 + "\n", "E_BAD_TOPIC PUB topic name \"" + long65 + "\" is not valid");
+  expect_fatal_for("PUB " + long65 + "\n",
+                   "E_BAD_TOPIC PUB topic name \"" + long65 + "\" is not valid");
   expect_fatal_for("PUB #ephemeral\n", R"(E_BAD_TOPIC PUB topic name "#ephemeral" is not valid)");
-  expect_fatal_for("PUB a#ephemeralx\n", R"(E_BAD_TOPIC PUB topic name "a#ephemeralx" is not valid)");
+  expect_fatal_for("PUB a#ephemeralx\n",
+                   R"(E_BAD_TOPIC PUB topic name "a#ephemeralx" is not valid)");
   expect_fatal_for("PUB a\"b\n", R"(E_BAD_TOPIC PUB topic name "a\"b" is not valid)");
   expect_fatal_for("PUB a\tb\n", R"(E_BAD_TOPIC PUB topic name "a\tb" is not valid)");
   expect_fatal_for("PUB a\\b\n", R"(E_BAD_TOPIC PUB topic name "a\\b" is not valid)");
   expect_fatal_for("PUB a\rb\n", R"(E_BAD_TOPIC PUB topic name "a\rb" is not valid)");
   expect_fatal_for("PUB \x01\n", R"(E_BAD_TOPIC PUB topic name "\x01" is not valid)");
   expect_fatal_for("PUB \xff\n", R"(E_BAD_TOPIC PUB topic name "\xff" is not valid)");
-  expect_fatal_for("PUB \xc3\xa9t\xc3\xa9\n", "E_BAD_TOPIC PUB topic name \"\xc3\xa9t\xc3\xa9\" is not valid");
+  expect_fatal_for("PUB \xc3\xa9t\xc3\xa9\n",
+                   "E_BAD_TOPIC PUB topic name \"\xc3\xa9t\xc3\xa9\" is not valid");
   expect_fatal_for("MPUB a!b\n", R"(E_BAD_TOPIC E_BAD_TOPIC MPUB topic name "a!b" is not valid)");
   expect_fatal_for("DPUB a!b 0\n", R"(E_BAD_TOPIC DPUB topic name "a!b" is not valid)");
   expect_fatal_for("SUB a!b c\n", R"(E_BAD_TOPIC SUB topic name "a!b" is not valid)");
   expect_fatal_for("SUB t c!\n", R"(E_BAD_CHANNEL SUB channel name "c!" is not valid)");
-  expect_fatal_for("SUB t " + long65 + "\n", "E_BAD_CHANNEL SUB channel name \"" + long65 + "\" is not valid");
+  expect_fatal_for("SUB t " + long65 + "\n",
+                   "E_BAD_CHANNEL SUB channel name \"" + long65 + "\" is not valid");
   // Two spaces make an empty parameter (§2).
   expect_fatal_for("SUB  t c\n", R"(E_BAD_TOPIC SUB topic name "" is not valid)");
   // The longest valid names are accepted.
@@ -172,12 +182,17 @@ TEST_F(ErrorsTest, PubBodySize) {
   start_with_traffic();
   expect_fatal_for("PUB t\n" + be32(0), "E_BAD_MESSAGE PUB invalid message body size 0");
   expect_fatal_for("PUB t\n" + be32(0xffffffff), "E_BAD_MESSAGE PUB invalid message body size -1");
-  expect_fatal_for("PUB t\n" + be32(0x80000000), "E_BAD_MESSAGE PUB invalid message body size -2147483648");
-  expect_fatal_for("PUB t\n" + be32(0x7fffffff), "E_BAD_MESSAGE PUB message too big 2147483647 > 1048576");
-  expect_fatal_for("PUB t\n" + be32(1048577), "E_BAD_MESSAGE PUB message too big 1048577 > 1048576");
+  expect_fatal_for("PUB t\n" + be32(0x80000000),
+                   "E_BAD_MESSAGE PUB invalid message body size -2147483648");
+  expect_fatal_for("PUB t\n" + be32(0x7fffffff),
+                   "E_BAD_MESSAGE PUB message too big 2147483647 > 1048576");
+  expect_fatal_for("PUB t\n" + be32(1048577),
+                   "E_BAD_MESSAGE PUB message too big 1048577 > 1048576");
   expect_fatal_for("DPUB t 0\n" + be32(0), "E_BAD_MESSAGE DPUB invalid message body size 0");
-  expect_fatal_for("DPUB t 10\n" + be32(0x80000000), "E_BAD_MESSAGE DPUB invalid message body size -2147483648");
-  expect_fatal_for("DPUB t 10\n" + be32(1048577), "E_BAD_MESSAGE DPUB message too big 1048577 > 1048576");
+  expect_fatal_for("DPUB t 10\n" + be32(0x80000000),
+                   "E_BAD_MESSAGE DPUB invalid message body size -2147483648");
+  expect_fatal_for("DPUB t 10\n" + be32(1048577),
+                   "E_BAD_MESSAGE DPUB message too big 1048577 > 1048576");
 }
 
 // --max-msg-size applies to PUB/DPUB/each MPUB message, independently of --max-body-size.
@@ -204,14 +219,18 @@ TEST_F(ErrorsTest, MpubBody) {
   expect_fatal_for("MPUB t\n" + be32(0), "E_BAD_BODY MPUB invalid body size 0");
   expect_fatal_for("MPUB t\n" + be32(0x80000000), "E_BAD_BODY MPUB invalid body size -2147483648");
   expect_fatal_for("MPUB t\n" + be32(5242881), "E_BAD_BODY MPUB body too big 5242881 > 5242880");
-  expect_fatal_for("MPUB t\n" + be32(0x7fffffff), "E_BAD_BODY MPUB body too big 2147483647 > 5242880");
+  expect_fatal_for("MPUB t\n" + be32(0x7fffffff),
+                   "E_BAD_BODY MPUB body too big 2147483647 > 5242880");
   expect_fatal_for(mpub_raw("t", 8, be32(0)), "E_BAD_BODY MPUB invalid message count 0");
   expect_fatal_for(mpub_raw("t", 8, be32(0xffffffff)), "E_BAD_BODY MPUB invalid message count -1");
-  expect_fatal_for(mpub_raw("t", 5242880, be32(1048576)), "E_BAD_BODY MPUB invalid message count 1048576");
-  expect_fatal_for(mpub_raw("t", 12, be32(1) + be32(0)), "E_BAD_MESSAGE MPUB invalid message(0) body size 0");
+  expect_fatal_for(mpub_raw("t", 5242880, be32(1048576)),
+                   "E_BAD_BODY MPUB invalid message count 1048576");
+  expect_fatal_for(mpub_raw("t", 12, be32(1) + be32(0)),
+                   "E_BAD_MESSAGE MPUB invalid message(0) body size 0");
   expect_fatal_for(mpub_raw("t", 20, be32(2) + be32(1) + "a" + be32(0xfffffffe)),
                    "E_BAD_MESSAGE MPUB invalid message(1) body size -2");
-  expect_fatal_for(mpub_raw("t", 20, be32(1) + be32(1048577)), "E_BAD_MESSAGE MPUB message too big 1048577 > 1048576");
+  expect_fatal_for(mpub_raw("t", 20, be32(1) + be32(1048577)),
+                   "E_BAD_MESSAGE MPUB message too big 1048577 > 1048576");
   // None of the messages of a failed MPUB is queued (all validated first).
   auto c = consumer("mpubfail", "c", 10);
   expect_fatal_for(mpub_raw("mpubfail", 100, be32(2) + be32(4) + "good" + be32(0)),
@@ -280,7 +299,8 @@ TEST_F(ErrorsTest, FinReqTouchNotOwner) {
   b.req(m->id, 0);
   EXPECT_TRUE(got_error(b, "E_REQ_FAILED REQ " + m->id + " failed client does not own message"));
   b.touch(m->id);
-  EXPECT_TRUE(got_error(b, "E_TOUCH_FAILED TOUCH " + m->id + " failed client does not own message"));
+  EXPECT_TRUE(
+      got_error(b, "E_TOUCH_FAILED TOUCH " + m->id + " failed client does not own message"));
   EXPECT_TRUE(barrier(b));
   // A consumer of another channel does not see the id as in flight at all.
   auto o = consumer("t", "other", 0);
@@ -337,30 +357,44 @@ TEST_F(ErrorsTest, DpubTimeoutFollowsMaxReqTimeout) {
 // §6.1: IDENTIFY body and field validation.
 TEST_F(ErrorsTest, IdentifyErrors) {
   start_with_traffic();
-  auto identify = [](const std::string& json) { return "IDENTIFY\n" + be32(static_cast<uint32_t>(json.size())) + json; };
+  auto identify = [](const std::string& json) {
+    return "IDENTIFY\n" + be32(static_cast<uint32_t>(json.size())) + json;
+  };
   expect_fatal_for("IDENTIFY\n" + be32(0), "E_BAD_BODY IDENTIFY invalid body size 0");
-  expect_fatal_for("IDENTIFY\n" + be32(0x80000000), "E_BAD_BODY IDENTIFY invalid body size -2147483648");
-  expect_fatal_for("IDENTIFY\n" + be32(5242881), "E_BAD_BODY IDENTIFY body too big 5242881 > 5242880");
+  expect_fatal_for("IDENTIFY\n" + be32(0x80000000),
+                   "E_BAD_BODY IDENTIFY invalid body size -2147483648");
+  expect_fatal_for("IDENTIFY\n" + be32(5242881),
+                   "E_BAD_BODY IDENTIFY body too big 5242881 > 5242880");
   expect_fatal_for(identify("not json"), "E_BAD_BODY IDENTIFY failed to decode JSON body");
   expect_fatal_for(identify("[]"), "E_BAD_BODY IDENTIFY failed to decode JSON body");
-  expect_fatal_for(identify(R"({"heartbeat_interval":"1000"})"), "E_BAD_BODY IDENTIFY failed to decode JSON body");
-  expect_fatal_for(identify(R"({"heartbeat_interval":1500.5})"), "E_BAD_BODY IDENTIFY failed to decode JSON body");
-  expect_fatal_for(identify(R"({"feature_negotiation":"yes"})"), "E_BAD_BODY IDENTIFY failed to decode JSON body");
-  expect_fatal_for(identify(R"({"heartbeat_interval":500})"), "E_BAD_BODY IDENTIFY heartbeat interval (500) is invalid");
+  expect_fatal_for(identify(R"({"heartbeat_interval":"1000"})"),
+                   "E_BAD_BODY IDENTIFY failed to decode JSON body");
+  expect_fatal_for(identify(R"({"heartbeat_interval":1500.5})"),
+                   "E_BAD_BODY IDENTIFY failed to decode JSON body");
+  expect_fatal_for(identify(R"({"feature_negotiation":"yes"})"),
+                   "E_BAD_BODY IDENTIFY failed to decode JSON body");
+  expect_fatal_for(identify(R"({"heartbeat_interval":500})"),
+                   "E_BAD_BODY IDENTIFY heartbeat interval (500) is invalid");
   expect_fatal_for(identify(R"({"heartbeat_interval":60001})"),
                    "E_BAD_BODY IDENTIFY heartbeat interval (60001) is invalid");
-  expect_fatal_for(identify(R"({"heartbeat_interval":-2})"), "E_BAD_BODY IDENTIFY heartbeat interval (-2) is invalid");
+  expect_fatal_for(identify(R"({"heartbeat_interval":-2})"),
+                   "E_BAD_BODY IDENTIFY heartbeat interval (-2) is invalid");
   expect_fatal_for(identify(R"({"output_buffer_timeout":10})"),
                    "E_BAD_BODY IDENTIFY output buffer timeout (10) is invalid");
   expect_fatal_for(identify(R"({"output_buffer_timeout":30001})"),
                    "E_BAD_BODY IDENTIFY output buffer timeout (30001) is invalid");
-  expect_fatal_for(identify(R"({"output_buffer_size":63})"), "E_BAD_BODY IDENTIFY output buffer size (63) is invalid");
+  expect_fatal_for(identify(R"({"output_buffer_size":63})"),
+                   "E_BAD_BODY IDENTIFY output buffer size (63) is invalid");
   expect_fatal_for(identify(R"({"output_buffer_size":65537})"),
                    "E_BAD_BODY IDENTIFY output buffer size (65537) is invalid");
-  expect_fatal_for(identify(R"({"sample_rate":100})"), "E_BAD_BODY IDENTIFY sample rate (100) is invalid");
-  expect_fatal_for(identify(R"({"sample_rate":-1})"), "E_BAD_BODY IDENTIFY sample rate (-1) is invalid");
-  expect_fatal_for(identify(R"({"msg_timeout":999})"), "E_BAD_BODY IDENTIFY msg timeout (999) is invalid");
-  expect_fatal_for(identify(R"({"msg_timeout":900001})"), "E_BAD_BODY IDENTIFY msg timeout (900001) is invalid");
+  expect_fatal_for(identify(R"({"sample_rate":100})"),
+                   "E_BAD_BODY IDENTIFY sample rate (100) is invalid");
+  expect_fatal_for(identify(R"({"sample_rate":-1})"),
+                   "E_BAD_BODY IDENTIFY sample rate (-1) is invalid");
+  expect_fatal_for(identify(R"({"msg_timeout":999})"),
+                   "E_BAD_BODY IDENTIFY msg timeout (999) is invalid");
+  expect_fatal_for(identify(R"({"msg_timeout":900001})"),
+                   "E_BAD_BODY IDENTIFY msg timeout (900001) is invalid");
   // Validated in the order of the field table: the heartbeat error wins.
   expect_fatal_for(identify(R"({"msg_timeout":1,"heartbeat_interval":1})"),
                    "E_BAD_BODY IDENTIFY heartbeat interval (1) is invalid");
@@ -410,13 +444,15 @@ TEST_F(ErrorsTest, LongLine) {
   {
     auto c = client();
     c.send_raw("PUB " + std::string(16379, 'a') + "\n");  // 16384 bytes with '\n'
-    EXPECT_TRUE(got_fatal(c, "E_BAD_TOPIC PUB topic name \"" + std::string(16379, 'a') + "\" is not valid"));
+    EXPECT_TRUE(got_fatal(
+        c, "E_BAD_TOPIC PUB topic name \"" + std::string(16379, 'a') + "\" is not valid"));
   }
   {
     auto c = client();
     c.send_raw("PUB " + std::string(16380, 'a') + "\n");  // 16385 bytes
     EXPECT_TRUE(c.wait_closed(kReply)) << "connection not closed after a > 16 KiB line";
-    EXPECT_TRUE(c.frames_before_close().empty()) << "an error frame was sent: " << c.frames_before_close()[0].data;
+    EXPECT_TRUE(c.frames_before_close().empty())
+        << "an error frame was sent: " << c.frames_before_close()[0].data;
   }
   {
     auto c = client();
@@ -442,8 +478,9 @@ TEST_F(ErrorsTest, GarbageAndAbruptDisconnects) {
     EXPECT_TRUE(c.wait_closed(kReply)) << "garbage #" << i << " did not close the connection";
   }
   // Disconnect in the middle of a body, of a line, of the magic.
-  for (const std::string& partial : {std::string("PUB t\n") + be32(100) + "abc", std::string("SUB t"),
-                                     std::string("MPUB t\n") + be32(100) + be32(3), std::string("IDENTIFY\n") + be32(50)}) {
+  for (const std::string& partial :
+       {std::string("PUB t\n") + be32(100) + "abc", std::string("SUB t"),
+        std::string("MPUB t\n") + be32(100) + be32(3), std::string("IDENTIFY\n") + be32(50)}) {
     auto c = client();
     c.send_raw(partial);
     c.close();

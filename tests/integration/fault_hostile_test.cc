@@ -169,8 +169,8 @@ TEST_F(FaultHostileTest, FinFloodFromAClientThatNeverReadsIsBoundedAndClosed) {
   RssSampler rss(nsqd_->pid());
   DeafClient deaf;
   ASSERT_TRUE(deaf.open(port()));
-  ASSERT_TRUE(deaf.send_all("  V2" + frame_identify(R"({"heartbeat_interval":5000})") +
-                            "SUB hostile c\n"));
+  ASSERT_TRUE(
+      deaf.send_all("  V2" + frame_identify(R"({"heartbeat_interval":5000})") + "SUB hostile c\n"));
   std::string block;
   for (int i = 0; i < 2000; ++i) block += "FIN 0000000000000000\n";
   auto started = Clock::now();
@@ -239,8 +239,8 @@ TEST_P(FaultCompressionBombTest, BombsDoNotPinMemory) {
     codec::SnappyStreamEncoder enc;
     enc.encode(plain, bomb);
   }
-  std::cout << "[bomb] " << (deflate ? "deflate" : "snappy") << " " << bomb.size()
-            << " bytes -> " << plain.size() << std::endl;
+  std::cout << "[bomb] " << (deflate ? "deflate" : "snappy") << " " << bomb.size() << " bytes -> "
+            << plain.size() << std::endl;
 
   RssSampler rss(nsqd_->pid());
   std::vector<std::unique_ptr<FeatureClient>> clients;

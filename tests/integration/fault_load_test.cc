@@ -906,7 +906,7 @@ MetadataCase starts(std::string name, std::string content, std::string keeps) {
 struct StartOutcome {
   std::string skipped;  // why the case could not be run here
   bool started = false;
-  bool unchanged = false;  // nsqd.dat is as it was before the start
+  bool unchanged = false;     // nsqd.dat is as it was before the start
   std::optional<int> status;  // raw waitpid status
   std::string log;
   std::string dat_after;
@@ -1099,7 +1099,8 @@ std::vector<MetadataCase> accepted_cases() {
       starts("nested 1,000 deep in an unknown key",
              R"({"x":)" + nested(1000) + R"(,"topics":[{"name":"orders"}]})", R"("name":"orders")"),
       starts("nested 10,000 deep (Go's limit) in an unknown key",
-             R"({"x":)" + nested(9'999) + R"(,"topics":[{"name":"orders"}]})", R"("name":"orders")"),
+             R"({"x":)" + nested(9'999) + R"(,"topics":[{"name":"orders"}]})",
+             R"("name":"orders")"),
       // Go matches keys case-insensitively.
       starts("capitalised keys", R"({"TOPICS":[{"NAME":"orders","Paused":true}]})",
              R"({"name":"orders","paused":true,"channels":null})"),

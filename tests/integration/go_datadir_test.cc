@@ -74,7 +74,8 @@ TEST_F(GoDataDirTest, PausedAuditChannelDeliversNothing) {
   auto c = consumer("orders", "audit", 100);
   EXPECT_TRUE(got_nothing(c, 1000ms)) << "paused channel orders:audit delivered";
   if (!need_http()) return;
-  auto r = testutil::http_request(http_port(), "POST", "/channel/unpause?topic=orders&channel=audit");
+  auto r =
+      testutil::http_request(http_port(), "POST", "/channel/unpause?topic=orders&channel=audit");
   ASSERT_TRUE(r && r->status == 200) << (r ? r->body : "no reply");
   EXPECT_EQ(drain(c, 1000), expected("order-%04d", 1000));
 }
@@ -97,7 +98,8 @@ TEST_F(GoDataDirTest, EphemeralTopicAbsentAndMetadataRewritten) {
   EXPECT_EQ(dat.find("scratch"), std::string::npos) << dat;
   EXPECT_NE(dat.find(R"({"name":"audit","paused":true})"), std::string::npos) << dat;
   EXPECT_NE(dat.find(R"({"name":"billing","paused":false})"), std::string::npos) << dat;
-  EXPECT_NE(dat.find(R"({"name":"events","paused":false,"channels":null})"), std::string::npos) << dat;
+  EXPECT_NE(dat.find(R"({"name":"events","paused":false,"channels":null})"), std::string::npos)
+      << dat;
 }
 
 // The Go queues survive a round trip through our nsqd untouched.

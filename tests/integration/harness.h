@@ -32,25 +32,31 @@ inline constexpr ms kReply{5000};
 // Bound for "nothing arrives": long enough that a wrongly sent frame is seen.
 inline constexpr ms kQuiet{400};
 
-inline ::testing::AssertionResult is_response(const RawClient::ReadResult& r, const std::string& want) {
-  if (r.status == RawClient::ReadStatus::frame && r.frame.type == FrameType::response && r.frame.data == want)
+inline ::testing::AssertionResult is_response(const RawClient::ReadResult& r,
+                                              const std::string& want) {
+  if (r.status == RawClient::ReadStatus::frame && r.frame.type == FrameType::response &&
+      r.frame.data == want)
     return ::testing::AssertionSuccess();
   return ::testing::AssertionFailure() << "wanted response '" << want << "', got " << r.describe();
 }
 
-inline ::testing::AssertionResult is_error(const RawClient::ReadResult& r, const std::string& want) {
-  if (r.status == RawClient::ReadStatus::frame && r.frame.type == FrameType::error && r.frame.data == want)
+inline ::testing::AssertionResult is_error(const RawClient::ReadResult& r,
+                                           const std::string& want) {
+  if (r.status == RawClient::ReadStatus::frame && r.frame.type == FrameType::error &&
+      r.frame.data == want)
     return ::testing::AssertionSuccess();
   return ::testing::AssertionFailure() << "wanted error '" << want << "', got " << r.describe();
 }
 
 // Next non-heartbeat frame is response `want`.
-inline ::testing::AssertionResult got_response(RawClient& c, const std::string& want, ms timeout = kReply) {
+inline ::testing::AssertionResult got_response(RawClient& c, const std::string& want,
+                                               ms timeout = kReply) {
   return is_response(c.read_skip_heartbeats(timeout), want);
 }
 
 // Next non-heartbeat frame is error `want` and the connection stays open.
-inline ::testing::AssertionResult got_error(RawClient& c, const std::string& want, ms timeout = kReply) {
+inline ::testing::AssertionResult got_error(RawClient& c, const std::string& want,
+                                            ms timeout = kReply) {
   return is_error(c.read_skip_heartbeats(timeout), want);
 }
 
@@ -59,10 +65,11 @@ inline ::testing::AssertionResult got_fatal(RawClient& c, const std::string& wan
   auto r = c.read_skip_heartbeats(kReply);
   auto ok = is_error(r, want);
   if (!ok) return ok;
-  if (!c.wait_closed(kReply)) return ::testing::AssertionFailure() << "'" << want << "' but connection not closed";
+  if (!c.wait_closed(kReply))
+    return ::testing::AssertionFailure() << "'" << want << "' but connection not closed";
   if (!c.frames_before_close().empty())
-    return ::testing::AssertionFailure() << "frame after the fatal error: '" << c.frames_before_close()[0].data
-                                         << "'";
+    return ::testing::AssertionFailure()
+           << "frame after the fatal error: '" << c.frames_before_close()[0].data << "'";
   return ::testing::AssertionSuccess();
 }
 
@@ -107,7 +114,8 @@ class NsqdTest : public ::testing::Test {
  protected:
   void SetUp() override {
     auto bin = testutil::nsqd_binary_path();
-    if (bin.empty() || ::access(bin.c_str(), X_OK) != 0) GTEST_SKIP() << "nsqd binary not built: '" << bin << "'";
+    if (bin.empty() || ::access(bin.c_str(), X_OK) != 0)
+      GTEST_SKIP() << "nsqd binary not built: '" << bin << "'";
   }
 
   void TearDown() override {
@@ -209,8 +217,10 @@ class BackgroundTraffic {
     pub_thread_.join();
     sub_thread_.join();
     stopped_ = true;
-    if (!consumer_ok_) result_ = "background consumer SUB failed";
-    else if (pub_errors_ > 0) result_ = "background publisher got " + std::to_string(pub_errors_.load()) + " errors";
+    if (!consumer_ok_)
+      result_ = "background consumer SUB failed";
+    else if (pub_errors_ > 0)
+      result_ = "background publisher got " + std::to_string(pub_errors_.load()) + " errors";
     else if (received_ != published_)
       result_ = "background consumer got " + std::to_string(received_.load()) + " of " +
                 std::to_string(published_.load());

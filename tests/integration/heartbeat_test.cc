@@ -8,7 +8,9 @@ namespace {
 using Clock = std::chrono::steady_clock;
 using HeartbeatTest = NsqdTest;
 
-double seconds_since(Clock::time_point t) { return std::chrono::duration<double>(Clock::now() - t).count(); }
+double seconds_since(Clock::time_point t) {
+  return std::chrono::duration<double>(Clock::now() - t).count();
+}
 
 // IDENTIFY heartbeat_interval=1000 → `_heartbeat_` about every second, answered with NOP.
 TEST_F(HeartbeatTest, ArriveEveryIntervalAndNopKeepsAlive) {
@@ -73,7 +75,8 @@ TEST_F(HeartbeatTest, SubscribedConsumerStaysAliveByCommands) {
     bool msg = false;
     while (!ok || !msg) {
       auto r = c.read(2000ms);
-      ASSERT_EQ(r.status, RawClient::ReadStatus::frame) << r.describe() << " after " << seconds_since(t0) << " s";
+      ASSERT_EQ(r.status, RawClient::ReadStatus::frame)
+          << r.describe() << " after " << seconds_since(t0) << " s";
       if (r.frame.type == FrameType::message) {
         auto m = testutil::to_test_message(r.frame);
         ASSERT_TRUE(m);

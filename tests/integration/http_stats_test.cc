@@ -321,8 +321,8 @@ TEST_F(HttpStatsTest, NoProducersWithoutTcpPublish) {
   ASSERT_TRUE(read_message(c));
   ASSERT_TRUE(stats());
   // Go appends producers to a nil slice: null, never [].
-  EXPECT_TRUE((*doc_)["producers"].IsNull()) << "HTTP publishers or consumers listed: "
-                                             << stats_body_;
+  EXPECT_TRUE((*doc_)["producers"].IsNull())
+      << "HTTP publishers or consumers listed: " << stats_body_;
   EXPECT_EQ(int_of(*topic("t"), "message_count"), 3);
 }
 

@@ -9,7 +9,8 @@ namespace nsq::integration {
 namespace {
 
 int64_t now_ns() {
-  return std::chrono::duration_cast<std::chrono::nanoseconds>(std::chrono::system_clock::now().time_since_epoch())
+  return std::chrono::duration_cast<std::chrono::nanoseconds>(
+             std::chrono::system_clock::now().time_since_epoch())
       .count();
 }
 
@@ -28,7 +29,8 @@ class ProtocolTest : public NsqdTest {
 TEST_F(ProtocolTest, IdentifyWithoutFeatureNegotiationIsOk) {
   start();
   auto c = client();
-  c.identify(R"({"client_id":"test","hostname":"h","user_agent":"integ/1.0","short_id":"x","long_id":"y"})");
+  c.identify(
+      R"({"client_id":"test","hostname":"h","user_agent":"integ/1.0","short_id":"x","long_id":"y"})");
   EXPECT_TRUE(got_response(c, "OK"));
   c.sub("t", "c");
   EXPECT_TRUE(got_response(c, "OK"));
@@ -39,11 +41,11 @@ TEST_F(ProtocolTest, IdentifyFeatureNegotiationDefaults) {
   start();
   auto c = client();
   c.identify(R"({"feature_negotiation":true})");
-  EXPECT_TRUE(got_response(c,
-                           R"({"max_rdy_count":2500,"version":"1.3.0","max_msg_timeout":900000,)"
-                           R"("msg_timeout":60000,"tls_v1":false,"deflate":false,"deflate_level":6,)"
-                           R"("max_deflate_level":6,"snappy":false,"sample_rate":0,"auth_required":false,)"
-                           R"("output_buffer_size":16384,"output_buffer_timeout":250})"));
+  EXPECT_TRUE(got_response(
+      c, R"({"max_rdy_count":2500,"version":"1.3.0","max_msg_timeout":900000,)"
+         R"("msg_timeout":60000,"tls_v1":false,"deflate":false,"deflate_level":6,)"
+         R"("max_deflate_level":6,"snappy":false,"sample_rate":0,"auth_required":false,)"
+         R"("output_buffer_size":16384,"output_buffer_timeout":250})"));
   // Still usable afterwards (no upgrade was negotiated).
   c.sub("t", "c");
   EXPECT_TRUE(got_response(c, "OK"));
@@ -51,23 +53,26 @@ TEST_F(ProtocolTest, IdentifyFeatureNegotiationDefaults) {
 
 // §6.1: negotiated values reflect the request and the server flags.
 TEST_F(ProtocolTest, IdentifyFeatureNegotiationNegotiatedValues) {
-  start({"--max-rdy-count=100", "--max-msg-timeout=20m", "--max-deflate-level=3", "--msg-timeout=30s"});
+  start({"--max-rdy-count=100", "--max-msg-timeout=20m", "--max-deflate-level=3",
+         "--msg-timeout=30s"});
   auto c = client();
-  c.identify(R"({"feature_negotiation":true,"msg_timeout":5000,"sample_rate":50,)"
-             R"("output_buffer_size":-1,"output_buffer_timeout":-1,"deflate_level":9,"HeartBeat_Interval":2000})");
-  EXPECT_TRUE(got_response(c,
-                           R"({"max_rdy_count":100,"version":"1.3.0","max_msg_timeout":1200000,)"
-                           R"("msg_timeout":5000,"tls_v1":false,"deflate":false,"deflate_level":3,)"
-                           R"("max_deflate_level":3,"snappy":false,"sample_rate":50,"auth_required":false,)"
-                           R"("output_buffer_size":1,"output_buffer_timeout":0})"));
+  c.identify(
+      R"({"feature_negotiation":true,"msg_timeout":5000,"sample_rate":50,)"
+      R"("output_buffer_size":-1,"output_buffer_timeout":-1,"deflate_level":9,"HeartBeat_Interval":2000})");
+  EXPECT_TRUE(got_response(
+      c, R"({"max_rdy_count":100,"version":"1.3.0","max_msg_timeout":1200000,)"
+         R"("msg_timeout":5000,"tls_v1":false,"deflate":false,"deflate_level":3,)"
+         R"("max_deflate_level":3,"snappy":false,"sample_rate":50,"auth_required":false,)"
+         R"("output_buffer_size":1,"output_buffer_timeout":0})"));
 
   auto d = client();
-  d.identify(R"({"feature_negotiation":true,"output_buffer_size":1024,"output_buffer_timeout":100,"msg_timeout":null})");
-  EXPECT_TRUE(got_response(d,
-                           R"({"max_rdy_count":100,"version":"1.3.0","max_msg_timeout":1200000,)"
-                           R"("msg_timeout":30000,"tls_v1":false,"deflate":false,"deflate_level":3,)"
-                           R"("max_deflate_level":3,"snappy":false,"sample_rate":0,"auth_required":false,)"
-                           R"("output_buffer_size":1024,"output_buffer_timeout":100})"));
+  d.identify(
+      R"({"feature_negotiation":true,"output_buffer_size":1024,"output_buffer_timeout":100,"msg_timeout":null})");
+  EXPECT_TRUE(got_response(
+      d, R"({"max_rdy_count":100,"version":"1.3.0","max_msg_timeout":1200000,)"
+         R"("msg_timeout":30000,"tls_v1":false,"deflate":false,"deflate_level":3,)"
+         R"("max_deflate_level":3,"snappy":false,"sample_rate":0,"auth_required":false,)"
+         R"("output_buffer_size":1024,"output_buffer_timeout":100})"));
 }
 
 // §6.3, §6.4, §6.10, §4: SUB, PUB, RDY then a well-formed message; FIN.
@@ -279,7 +284,6 @@ TEST_F(ProtocolTest, PipelinedPublishesAnswerInOrder) {
   }
   EXPECT_EQ(seen.size(), 50u);
 }
-
 
 // §4: message id layout: ((ts - epoch) << 22) | (node_id << 12) | sequence, as
 // 16 lowercase hex chars; ids of one MPUB increase.

@@ -36,7 +36,8 @@ class RestartTest : public NsqdTest {
   }
 
   // Consumes until kCount distinct bodies arrived; each exactly once, then nothing more.
-  void consume_all(const std::string& topic, const std::string& channel, uint16_t want_attempts = 1) {
+  void consume_all(const std::string& topic, const std::string& channel,
+                   uint16_t want_attempts = 1) {
     auto c = consumer(topic, channel, 2500);
     std::vector<bool> seen(kCount, false);
     int distinct = 0;
@@ -45,7 +46,8 @@ class RestartTest : public NsqdTest {
     while (distinct < kCount) {
       auto r = c.read_skip_heartbeats(10000ms);
       ASSERT_EQ(r.status, RawClient::ReadStatus::frame)
-          << topic << "/" << channel << ": got " << distinct << " of " << kCount << ", then " << r.describe();
+          << topic << "/" << channel << ": got " << distinct << " of " << kCount << ", then "
+          << r.describe();
       auto m = testutil::to_test_message(r.frame);
       ASSERT_TRUE(m) << r.describe();
       ASSERT_EQ(m->body.size(), 7u) << m->body;
@@ -83,7 +85,8 @@ TEST_F(RestartTest, TwoHundredThousandMessagesSurviveRestart) {
   std::string d = dat();
   EXPECT_EQ(d.rfind(R"({"topics":[)", 0), 0u) << d;
   EXPECT_TRUE(d.size() > 20 && d.substr(d.size() - 20) == R"(],"version":"1.3.0"})") << d;
-  EXPECT_NE(d.find(R"({"name":"t_nochan","paused":false,"channels":null})"), std::string::npos) << d;
+  EXPECT_NE(d.find(R"({"name":"t_nochan","paused":false,"channels":null})"), std::string::npos)
+      << d;
   EXPECT_NE(d.find(R"({"name":"t_chan","paused":false,"channels":[{"name":"c","paused":false}]})"),
             std::string::npos)
       << d;
@@ -94,7 +97,8 @@ TEST_F(RestartTest, TwoHundredThousandMessagesSurviveRestart) {
   // Something must have reached the disk queues.
   bool has_queue_files = false;
   for (auto& e : std::filesystem::directory_iterator(data_dir_.path()))
-    if (e.path().filename().string().find(".diskqueue.") != std::string::npos) has_queue_files = true;
+    if (e.path().filename().string().find(".diskqueue.") != std::string::npos)
+      has_queue_files = true;
   EXPECT_TRUE(has_queue_files);
 
   start({"--mem-queue-size=1000", "--max-bytes-per-file=1048576"});
@@ -142,7 +146,8 @@ TEST_F(RestartTest, InFlightAndDeferredSurviveShutdown) {
   EXPECT_LT(Clock::now() - t0, 3s) << "the deferred message kept its delay";
   EXPECT_EQ(attempts.size(), 6u);
   for (auto& [body, n] : attempts) {
-    EXPECT_EQ(n, inflight.count(body) ? 2 : 1) << body << (inflight.count(body) ? " was in flight once" : "");
+    EXPECT_EQ(n, inflight.count(body) ? 2 : 1)
+        << body << (inflight.count(body) ? " was in flight once" : "");
   }
   EXPECT_TRUE(got_nothing(d));
 }
@@ -170,8 +175,11 @@ TEST_F(RestartTest, PausedStateSurvives) {
   stop_clean();
 
   std::string d = dat();
-  EXPECT_NE(d.find(R"({"name":"t","paused":false,"channels":[{"name":"c","paused":true}]})"), std::string::npos) << d;
-  EXPECT_NE(d.find(R"({"name":"tp","paused":true,"channels":[{"name":"c2","paused":false}]})"), std::string::npos)
+  EXPECT_NE(d.find(R"({"name":"t","paused":false,"channels":[{"name":"c","paused":true}]})"),
+            std::string::npos)
+      << d;
+  EXPECT_NE(d.find(R"({"name":"tp","paused":true,"channels":[{"name":"c2","paused":false}]})"),
+            std::string::npos)
       << d;
 
   start();

@@ -58,11 +58,12 @@ TEST_F(StartupTest, CorruptMetadataIsFatal) {
 // diskqueue.md §8: invalid names in nsqd.dat are skipped, valid ones loaded,
 // `"channels":null` accepted; the file is rewritten at startup.
 TEST_F(StartupTest, MetadataWithInvalidNamesLoadsTheRest) {
-  testutil::write_file(data_dir_.path() / "nsqd.dat",
-                       R"({"topics":[{"name":"bad name!","paused":false,"channels":null},)"
-                       R"({"name":"good","paused":false,"channels":[{"name":"ch!","paused":false},)"
-                       R"({"name":"ok","paused":false}]},{"name":"empty","paused":false,"channels":null}],)"
-                       R"("version":"1.3.0"})");
+  testutil::write_file(
+      data_dir_.path() / "nsqd.dat",
+      R"({"topics":[{"name":"bad name!","paused":false,"channels":null},)"
+      R"({"name":"good","paused":false,"channels":[{"name":"ch!","paused":false},)"
+      R"({"name":"ok","paused":false}]},{"name":"empty","paused":false,"channels":null}],)"
+      R"("version":"1.3.0"})");
   start();
   // good:ok was loaded: a message published now goes to it alone, and a
   // channel created afterwards does not get it (if ok had not been loaded,
@@ -71,7 +72,8 @@ TEST_F(StartupTest, MetadataWithInvalidNamesLoadsTheRest) {
   p.pub("good", "kept");
   ASSERT_TRUE(got_response(p, "OK"));
   auto other = consumer("good", "other", 1);
-  EXPECT_TRUE(got_nothing(other, 500ms)) << "channel good:ok from nsqd.dat was not created at startup";
+  EXPECT_TRUE(got_nothing(other, 500ms))
+      << "channel good:ok from nsqd.dat was not created at startup";
   auto c = consumer("good", "ok", 1);
   auto m = read_message(c);
   ASSERT_TRUE(m) << "channel good:ok from nsqd.dat was not created at startup";
@@ -80,7 +82,8 @@ TEST_F(StartupTest, MetadataWithInvalidNamesLoadsTheRest) {
   auto dat = testutil::read_file(data_dir_.path() / "nsqd.dat");
   EXPECT_EQ(dat.find("bad name"), std::string::npos) << dat;
   EXPECT_EQ(dat.find("ch!"), std::string::npos) << dat;
-  EXPECT_NE(dat.find(R"({"name":"empty","paused":false,"channels":null})"), std::string::npos) << dat;
+  EXPECT_NE(dat.find(R"({"name":"empty","paused":false,"channels":null})"), std::string::npos)
+      << dat;
   EXPECT_NE(dat.find(R"({"name":"ok","paused":false})"), std::string::npos) << dat;
 }
 

@@ -44,7 +44,8 @@ TEST(NsqadminCidr, ParsesAndContainsAsGo) {
   ASSERT_TRUE(narrow);
   EXPECT_TRUE(contains(*narrow, "10.1.2.200"));
   EXPECT_FALSE(contains(*narrow, "10.1.2.127"));
-  for (const char* bad : {"127.0.0.1", "127.0.0.1/33", "x/8", "::1/129", "10.0.0.0/-1", "1.2.3.4/"}) {
+  for (const char* bad :
+       {"127.0.0.1", "127.0.0.1/33", "x/8", "::1/129", "10.0.0.0/-1", "1.2.3.4/"}) {
     EXPECT_FALSE(parse_cidr(bad)) << bad;
   }
   EXPECT_EQ(remote_host("10.0.0.1:555"), "10.0.0.1");
@@ -111,7 +112,8 @@ TEST(NsqadminConfig, GetReadsOptionsAsGoEncodesThem) {
 
 TEST(NsqadminConfig, PutChangesLookupdsAndLogLevelOnly) {
   InProcess a(base_options());
-  auto r = a.call("PUT", "/config/nsqlookupd_http_addresses", R"(["10.0.0.1:4161","10.0.0.2:4161"])");
+  auto r =
+      a.call("PUT", "/config/nsqlookupd_http_addresses", R"(["10.0.0.1:4161","10.0.0.2:4161"])");
   EXPECT_EQ(r.status, 200);
   EXPECT_EQ(r.body, R"(["10.0.0.1:4161","10.0.0.2:4161"])");
   EXPECT_EQ(a.api.options()->lookupd_http_addresses.size(), 2u);
@@ -165,7 +167,6 @@ TEST(NsqadminConfig, AllowConfigFromCidrGuardsReadsAndWrites) {
   open.allow_config_from_cidr = "";
   InProcess c(open);
   EXPECT_EQ(c.call("PUT", "/config/log_level", "error", "203.0.113.9:1").status, 200);
-
 
   Options based = base_options();
   based.base_path = "/admin";

@@ -96,7 +96,8 @@ TEST_F(NsqadminGraphiteTest, PagesCarryChartsAndApiGraphiteReadsTheRate) {
   ASSERT_EQ(admin.start(), "");
   testutil::HttpClient client(admin.port());
 
-  const std::string rate_target = "sumSeries(stats.counters.nsq.*.topic.orders.message_count.count)";
+  const std::string rate_target =
+      "sumSeries(stats.counters.nsq.*.topic.orders.message_count.count)";
   auto topic = client.request("GET", "/api/topics/orders");
   ASSERT_TRUE(topic && topic->status == 200);
   auto t = json(topic->body);
@@ -127,8 +128,8 @@ TEST_F(NsqadminGraphiteTest, PagesCarryChartsAndApiGraphiteReadsTheRate) {
   // The rate: 300 messages counted in the last 60 s interval = 5.00/s.
   graphite_.set_answer(200, "application/json",
                        R"([{"target":"x","datapoints":[[300.0,1700000000],[null,1700000060]]}])");
-  auto rate = client.request("GET", "/api/graphite?metric=rate&target=" +
-                                        http::query_escape(rate_target));
+  auto rate =
+      client.request("GET", "/api/graphite?metric=rate&target=" + http::query_escape(rate_target));
   ASSERT_TRUE(rate);
   ASSERT_EQ(rate->status, 200) << rate->body;
   EXPECT_EQ(rate->body, R"({"rate":"5.00"})");

@@ -39,22 +39,22 @@ class NsqadminGraphiteHttpsTest : public ::testing::Test {
     }
     http::ServerOptions options;
     options.tls = ctx;
-    graphite_ = std::make_unique<http::Server>(options, [this](http::Request req,
-                                                               http::ReplyFn reply) {
-      {
-        std::lock_guard lock(mu_);
-        requests_.push_back(req);
-      }
-      http::Response r;
-      if (req.query_value("format") == "json") {
-        r.content_type = "application/json";
-        r.body = R"([{"target":"x","datapoints":[[120.0,1700000000],[null,1700000060]]}])";
-      } else {
-        r.content_type = "image/png";
-        r.body = "png bytes";
-      }
-      reply(std::move(r));
-    });
+    graphite_ =
+        std::make_unique<http::Server>(options, [this](http::Request req, http::ReplyFn reply) {
+          {
+            std::lock_guard lock(mu_);
+            requests_.push_back(req);
+          }
+          http::Response r;
+          if (req.query_value("format") == "json") {
+            r.content_type = "application/json";
+            r.body = R"([{"target":"x","datapoints":[[120.0,1700000000],[null,1700000060]]}])";
+          } else {
+            r.content_type = "image/png";
+            r.body = "png bytes";
+          }
+          reply(std::move(r));
+        });
     ASSERT_EQ(graphite_->listen("127.0.0.1:0"), "");
     graphite_->start();
   }

@@ -182,8 +182,8 @@ TEST(NsqadminOptions, HttpClientTlsFilesCheckedAsGoDoes) {
   missing.http_client_tls_key = dir_path + "/nope.key";
   auto e = validation_error(missing);
   ASSERT_TRUE(e);
-  EXPECT_EQ(e->rfind("failed to LoadX509KeyPair " + cert + ", " + dir_path + "/nope.key - ", 0),
-            0u) << *e;
+  EXPECT_EQ(e->rfind("failed to LoadX509KeyPair " + cert + ", " + dir_path + "/nope.key - ", 0), 0u)
+      << *e;
 
   Options no_ca = o;
   no_ca.http_client_tls_root_ca_file = dir_path + "/nope.pem";

@@ -194,7 +194,7 @@ class Workload {
   RawClient a_, b_;
   std::vector<std::thread> threads_;
   std::atomic<bool> stopping_{false};
-  std::mutex publish_mu_;  // held for a whole publish, so stopping waits for it
+  std::mutex publish_mu_;               // held for a whole publish, so stopping waits for it
   std::atomic<bool> publishing_{true};  // cleared under publish_mu_
   std::atomic<long> published_{0};
   std::atomic<long> consumed_a_{0};

@@ -114,7 +114,8 @@ std::string ServerProcess::spawn(const SpawnOptions& options) {
   int fds[2];
   if (::pipe2(fds, O_CLOEXEC) != 0) return std::string("pipe2: ") + std::strerror(errno);
   // stdout and stderr into one pipe: the log, in the order it was written.
-  std::string error = spawn_child(options.binary, options.args, ChildStdio{-1, fds[1], fds[1]}, pid_);
+  std::string error =
+      spawn_child(options.binary, options.args, ChildStdio{-1, fds[1], fds[1]}, pid_);
   ::close(fds[1]);
   if (!error.empty()) {
     ::close(fds[0]);

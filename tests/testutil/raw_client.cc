@@ -56,7 +56,8 @@ bool send_all(int fd, std::string_view bytes) {
 }
 
 int remaining_ms(Clock::time_point deadline) {
-  auto left = std::chrono::duration_cast<std::chrono::milliseconds>(deadline - Clock::now()).count();
+  auto left =
+      std::chrono::duration_cast<std::chrono::milliseconds>(deadline - Clock::now()).count();
   return left < 0 ? 0 : static_cast<int>(left);
 }
 
@@ -188,11 +189,13 @@ RawClient::ReadResult RawClient::read(std::chrono::milliseconds timeout) {
   }
 }
 
-RawClient::ReadResult RawClient::read_skip_heartbeats(std::chrono::milliseconds timeout, bool answer) {
+RawClient::ReadResult RawClient::read_skip_heartbeats(std::chrono::milliseconds timeout,
+                                                      bool answer) {
   const auto deadline = Clock::now() + timeout;
   for (;;) {
     auto r = read(std::chrono::milliseconds(remaining_ms(deadline)));
-    if (r.status == ReadStatus::frame && r.frame.type == FrameType::response && r.frame.data == "_heartbeat_") {
+    if (r.status == ReadStatus::frame && r.frame.type == FrameType::response &&
+        r.frame.data == "_heartbeat_") {
       if (answer) nop();
       continue;
     }
@@ -247,8 +250,9 @@ std::optional<HttpResponse> http_request(int port, std::string_view method, std:
                                          std::string_view body, std::chrono::milliseconds timeout) {
   int fd = connect_loopback(port, timeout);
   if (fd < 0) return std::nullopt;
-  std::string req = std::string(method) + " " + std::string(target) + " HTTP/1.0\r\nHost: 127.0.0.1\r\n" +
-                    "Content-Length: " + std::to_string(body.size()) + "\r\nConnection: close\r\n\r\n";
+  std::string req =
+      std::string(method) + " " + std::string(target) + " HTTP/1.0\r\nHost: 127.0.0.1\r\n" +
+      "Content-Length: " + std::to_string(body.size()) + "\r\nConnection: close\r\n\r\n";
   req += body;
   if (!send_all(fd, req)) {
     ::close(fd);

@@ -85,8 +85,8 @@ struct HttpResponse {
   std::string headers;
   std::string body;
 };
-std::optional<HttpResponse> http_request(int port, std::string_view method, std::string_view target,
-                                         std::string_view body = {},
-                                         std::chrono::milliseconds timeout = std::chrono::milliseconds(5000));
+std::optional<HttpResponse> http_request(
+    int port, std::string_view method, std::string_view target, std::string_view body = {},
+    std::chrono::milliseconds timeout = std::chrono::milliseconds(5000));
 
 }  // namespace nsq::testutil

@@ -45,7 +45,8 @@ std::string ToolProcess::spawn(const std::string& binary, const std::vector<std:
   int out[2], err[2], in[2] = {-1, -1};
   if (::pipe2(out, O_CLOEXEC) != 0 || ::pipe2(err, O_CLOEXEC) != 0)
     return std::string("pipe2: ") + std::strerror(errno);
-  if (pipe_stdin && ::pipe2(in, O_CLOEXEC) != 0) return std::string("pipe2: ") + std::strerror(errno);
+  if (pipe_stdin && ::pipe2(in, O_CLOEXEC) != 0)
+    return std::string("pipe2: ") + std::strerror(errno);
   std::string error = spawn_child(binary, args, ChildStdio{in[0], out[1], err[1]}, pid_);
   ::close(out[1]);
   ::close(err[1]);

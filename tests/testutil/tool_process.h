@@ -73,10 +73,10 @@ class ToolProcess {
 
   mutable std::mutex mu_;
   std::condition_variable cv_;
-  std::string out_;         // guarded by mu_
-  std::string err_;         // guarded by mu_
-  bool out_eof_ = false;    // guarded by mu_
-  bool err_eof_ = false;    // guarded by mu_
+  std::string out_;       // guarded by mu_
+  std::string err_;       // guarded by mu_
+  bool out_eof_ = false;  // guarded by mu_
+  bool err_eof_ = false;  // guarded by mu_
 };
 
 struct ToolResult {

@@ -8,8 +8,8 @@
 #include <vector>
 
 #include "group_commit_limit.h"
-#include "nsq/hostname.h"
 #include "loopback.h"
+#include "nsq/hostname.h"
 #include "reader.h"
 #include "report.h"
 #include "writer.h"
@@ -50,9 +50,8 @@ int run_loopback(const Options& o, std::ostream& out, std::ostream& err) {
 
 int run_group_commit(const Options& o, std::ostream& out, std::ostream& err) {
   std::error_code ec;
-  const std::filesystem::path dir = o.data_path.empty()
-                                        ? std::filesystem::temp_directory_path(ec)
-                                        : std::filesystem::path(o.data_path);
+  const std::filesystem::path dir = o.data_path.empty() ? std::filesystem::temp_directory_path(ec)
+                                                        : std::filesystem::path(o.data_path);
   auto r = measure_group_commit(dir, o.writers, o.size, o.runfor);
   if (!r) {
     err << "nsq_bench: " << r.error() << '\n';
@@ -61,9 +60,9 @@ int run_group_commit(const Options& o, std::ostream& out, std::ostream& err) {
   const double secs = r->secs > 0 ? r->secs : 1e-9;
   const double per_fsync =
       r->fsyncs > 0 ? static_cast<double>(r->acknowledged) / static_cast<double>(r->fsyncs) : 0;
-  out << "group-commit-limit: " << o.writers << " clients, " << r->acknowledged
-      << " messages of " << o.size << " bytes acknowledged after " << r->fsyncs
-      << " fdatasyncs in " << dir.string() << " in " << format_fixed(r->secs, 3)
+  out << "group-commit-limit: " << o.writers << " clients, " << r->acknowledged << " messages of "
+      << o.size << " bytes acknowledged after " << r->fsyncs << " fdatasyncs in " << dir.string()
+      << " in " << format_fixed(r->secs, 3)
       << "s: " << format_fixed(static_cast<double>(r->acknowledged) / secs, 0) << " msgs/s, "
       << format_fixed(per_fsync, 1) << " per fsync\n";
   out << ResultLine("group-commit-limit")

@@ -76,7 +76,7 @@ class ScratchFile {
 
 struct ServerConn {
   Socket socket;
-  std::size_t partial = 0;  // bytes of a message not complete yet
+  std::size_t partial = 0;   // bytes of a message not complete yet
   std::size_t complete = 0;  // messages received and not yet answered
 };
 
@@ -101,7 +101,8 @@ class GroupCommitServer {
       epoll_event ev{};
       ev.events = EPOLLIN;
       ev.data.u64 = i;
-      if (::epoll_ctl(ep, EPOLL_CTL_ADD, fd, &ev) != 0) return tl::unexpected(errno_text("epoll_ctl"));
+      if (::epoll_ctl(ep, EPOLL_CTL_ADD, fd, &ev) != 0)
+        return tl::unexpected(errno_text("epoll_ctl"));
     }
     std::vector<epoll_event> ready(conns_.size());
     std::vector<char> buf(64 * 1024);

@@ -8,7 +8,8 @@
 namespace nsq::bench {
 
 void register_flags(flags::FlagSet& fs, Options& o) {
-  fs.add_string("mode", &o.mode, "writer, reader, both, pub-latency, loopback-limit or group-commit-limit");
+  fs.add_string("mode", &o.mode,
+                "writer, reader, both, pub-latency, loopback-limit or group-commit-limit");
   fs.add_string("nsqd-tcp-address", &o.nsqd_tcp_address, "<addr>:<port> of the nsqd to connect to");
   fs.add_string("topic", &o.topic, "topic to publish to / subscribe on");
   fs.add_string("channel", &o.channel, "channel to subscribe on");
@@ -58,12 +59,14 @@ tl::expected<Mode, std::string> validate(const Options& o) {
   } else if (o.mode == "group-commit-limit") {
     mode = Mode::group_commit_limit;
   } else {
-    return tl::unexpected("invalid --mode \"" + o.mode +
-                          "\": want writer, reader, both, pub-latency, loopback-limit or group-commit-limit");
+    return tl::unexpected(
+        "invalid --mode \"" + o.mode +
+        "\": want writer, reader, both, pub-latency, loopback-limit or group-commit-limit");
   }
   if (o.runfor <= std::chrono::nanoseconds::zero())
     return tl::unexpected(std::string("--runfor must be > 0"));
-  if (o.snappy && o.deflate) return tl::unexpected(std::string("--snappy and --deflate are exclusive"));
+  if (o.snappy && o.deflate)
+    return tl::unexpected(std::string("--snappy and --deflate are exclusive"));
   if (o.deflate_level < 1 || o.deflate_level > 9)
     return tl::unexpected(std::string("--deflate-level must be [1,9]"));
   if (mode == Mode::loopback_limit) return mode;

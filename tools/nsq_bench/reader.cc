@@ -2,10 +2,10 @@
 
 #include <algorithm>
 
-#include "upgrades.h"
 #include "handshake.h"
 #include "nsq/endian.h"
 #include "nsq/message.h"
+#include "upgrades.h"
 
 namespace nsq::bench {
 namespace {

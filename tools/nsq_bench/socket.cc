@@ -72,14 +72,13 @@ Expected<std::size_t> Socket::read_raw(std::span<char> buf, std::chrono::nanosec
 // again only when the timeout changes (the unpaced loops always pass the same
 // one). A publisher waiting for its OK would otherwise pay a recv that finds
 // nothing, a poll and a second recv for every reply.
-Expected<std::size_t> Socket::read_blocking(std::span<char> buf,
-                                            std::chrono::nanoseconds timeout) {
+Expected<std::size_t> Socket::read_blocking(std::span<char> buf, std::chrono::nanoseconds timeout) {
   if (timeout != recv_timeout_) {
     const auto secs = std::chrono::duration_cast<std::chrono::seconds>(timeout);
-    const timeval tv{static_cast<time_t>(secs.count()),
-                     static_cast<suseconds_t>(
-                         std::chrono::duration_cast<std::chrono::microseconds>(timeout - secs)
-                             .count())};
+    const timeval tv{
+        static_cast<time_t>(secs.count()),
+        static_cast<suseconds_t>(
+            std::chrono::duration_cast<std::chrono::microseconds>(timeout - secs).count())};
     if (::setsockopt(fd_, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof tv) != 0) {
       return tl::unexpected(errno_text("setsockopt SO_RCVTIMEO"));
     }

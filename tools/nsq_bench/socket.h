@@ -65,7 +65,7 @@ class Socket {
 
   int fd_ = -1;
   std::chrono::nanoseconds recv_timeout_{0};  // SO_RCVTIMEO as set, 0 = none
-  std::unique_ptr<Layers> layers_;  // null on the plain path
+  std::unique_ptr<Layers> layers_;            // null on the plain path
 };
 
 // "host:port" or "[v6]:port", with TCP_NODELAY set (requests are small and

@@ -4,8 +4,8 @@
 #include <optional>
 
 #include "commands.h"
-#include "upgrades.h"
 #include "handshake.h"
+#include "upgrades.h"
 
 namespace nsq::bench {
 namespace {

@@ -23,8 +23,8 @@ struct WriterConfig {
   int pipeline = 1;
   bool identify = false;
   IdentifySettings features;  // tls_v1/snappy/deflate asked for; any forces IDENTIFY
-  bool stamp = false;  // --latency: put the send time at the start of each body
-  double rate = 0;     // messages/s for this connection; 0 = unpaced
+  bool stamp = false;         // --latency: put the send time at the start of each body
+  double rate = 0;            // messages/s for this connection; 0 = unpaced
   std::chrono::nanoseconds drain{std::chrono::seconds(5)};  // wait this long for the last OKs
 };
 

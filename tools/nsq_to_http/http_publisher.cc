@@ -79,8 +79,9 @@ tl::expected<void, std::string> HttpPublisher::publish(const std::string& addres
   request.tls.enable = url->https;
   request.headers = headers_;
   // As Go's client: the URL's user info only when no --header set Authorization.
-  const bool has_authorization = std::any_of(
-      headers_.begin(), headers_.end(), [](const auto& h) { return same_name(h.first, "Authorization"); });
+  const bool has_authorization = std::any_of(headers_.begin(), headers_.end(), [](const auto& h) {
+    return same_name(h.first, "Authorization");
+  });
   if (url->has_user_info && !has_authorization) {
     request.headers.emplace_back("Authorization", http::basic_auth(url->username, url->password));
   }

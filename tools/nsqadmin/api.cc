@@ -111,8 +111,7 @@ std::string field(const std::map<std::string, std::string>& m, const char* key) 
 // The route handlers of one request: small, each like its Go namesake.
 class Api::Handlers {
  public:
-  Handlers(const Api& api, const http::Request& req)
-      : api_(api), req_(req), opts_(api.options()) {}
+  Handlers(const Api& api, const http::Request& req) : api_(api), req_(req), opts_(api.options()) {}
 
   const Options& opts() const { return *opts_; }
   const ClusterInfo& ci() const { return *api_.cluster_; }

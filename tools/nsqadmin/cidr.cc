@@ -58,9 +58,9 @@ bool contains(const Cidr& net, std::string_view ip_text) {
   if (!ip) return false;
   // Go compares an address in its 4-byte form when it has one (plain or
   // IPv4-mapped) and never across lengths.
-  const bool ip_is_v4 = v4 || (ip->at(10) == 0xff && ip->at(11) == 0xff &&
-                               std::all_of(ip->begin(), ip->begin() + 10,
-                                           [](std::uint8_t b) { return b == 0; }));
+  const bool ip_is_v4 =
+      v4 || (ip->at(10) == 0xff && ip->at(11) == 0xff &&
+             std::all_of(ip->begin(), ip->begin() + 10, [](std::uint8_t b) { return b == 0; }));
   if (ip_is_v4 != net.v4) return false;
   for (int bit = 0; bit < net.prefix_bits; ++bit) {
     const int byte = bit / 8;

@@ -11,8 +11,8 @@ namespace nsq::admin {
 
 struct Cidr {
   std::array<std::uint8_t, 16> address{};  // IPv4 in the IPv4-mapped IPv6 form
-  int prefix_bits = 0;                      // counted over the 16 bytes
-  bool v4 = false;                          // written as an IPv4 network
+  int prefix_bits = 0;                     // counted over the 16 bytes
+  bool v4 = false;                         // written as an IPv4 network
 };
 
 std::optional<Cidr> parse_cidr(std::string_view text);

@@ -62,8 +62,8 @@ std::string host_prefix(const Options& o, std::string_view host) {
 }
 
 std::string format_key(const Options& o, MetricType type, const std::string& key) {
-  std::string format = type == MetricType::counter ? o.statsd_counter_format
-                                                   : o.statsd_gauge_format;
+  std::string format =
+      type == MetricType::counter ? o.statsd_counter_format : o.statsd_gauge_format;
   if (format.empty()) return key;
   replace_all(format, "%s", key);
   return format;
@@ -103,10 +103,17 @@ Chart chart(const Options& o, const std::string& metric, const std::string& titl
   }
   t = "summarize(" + t + ",\"" + std::to_string(interval) + "sec\",\"avg\")";
   const std::pair<const char*, std::string> params[] = {
-      {"colorList", color_for(metric)}, {"height", "300"},      {"width", "800"},
-      {"bgcolor", "ff000000"},          {"fgcolor", "999999"},  {"yMin", "0"},
-      {"lineMode", "connected"},        {"drawNullAsZero", "false"},
-      {"from", "-2h"},                  {"until", "-1min"},      {"target", t},
+      {"colorList", color_for(metric)},
+      {"height", "300"},
+      {"width", "800"},
+      {"bgcolor", "ff000000"},
+      {"fgcolor", "999999"},
+      {"yMin", "0"},
+      {"lineMode", "connected"},
+      {"drawNullAsZero", "false"},
+      {"from", "-2h"},
+      {"until", "-1min"},
+      {"target", t},
   };
   std::string url = render_base(o);
   char sep = '?';
@@ -150,12 +157,10 @@ std::string rate_query(const Options& o, const std::string& target) {
   const long long interval = interval_seconds(o);
   // Go encodes url.Values sorted by key.
   return "/render?format=json&from=-" + std::to_string(2 * interval) +
-         "sec&target=" + http::query_escape(target) + "&until=-" + std::to_string(interval) +
-         "sec";
+         "sec&target=" + http::query_escape(target) + "&until=-" + std::to_string(interval) + "sec";
 }
 
-tl::expected<std::string, std::string> rate_from_render(const std::string& body,
-                                                        const Options& o) {
+tl::expected<std::string, std::string> rate_from_render(const std::string& body, const Options& o) {
   rapidjson::Document doc;
   doc.Parse(body.data(), body.size());
   if (doc.HasParseError() || !doc.IsArray()) {

@@ -62,7 +62,6 @@ std::string rate_query(const Options& o, const std::string& target);
 // The rate ("%.2f" per second, or "N/A" when graphite reports a negative
 // count) from a render JSON answer: [{"target": ..., "datapoints": [[v, t], ...]}].
 // Error: the answer holds no number where the first datapoint should be.
-tl::expected<std::string, std::string> rate_from_render(const std::string& body,
-                                                        const Options& o);
+tl::expected<std::string, std::string> rate_from_render(const std::string& body, const Options& o);
 
 }  // namespace nsq::admin::graphite

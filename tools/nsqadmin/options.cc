@@ -112,8 +112,8 @@ std::optional<std::string> tls_files_error(const Options& o) {
     const std::string reason = openssl_error();
     SSL_CTX_free(ctx);
     if (!ok) {
-      return "failed to LoadX509KeyPair " + o.http_client_tls_cert + ", " +
-             o.http_client_tls_key + " - " + reason;
+      return "failed to LoadX509KeyPair " + o.http_client_tls_cert + ", " + o.http_client_tls_key +
+             " - " + reason;
     }
   }
   if (!o.http_client_tls_root_ca_file.empty()) {

@@ -58,8 +58,8 @@ bool ui_built() { return find_asset("index.html").has_value(); }
 
 std::optional<Asset> read_dev_asset(const std::string& dir, std::string_view name,
                                     std::string* storage) {
-  if (name.empty() || name == "." || name == ".." ||
-      name.find('/') != std::string_view::npos || name.find('\0') != std::string_view::npos) {
+  if (name.empty() || name == "." || name == ".." || name.find('/') != std::string_view::npos ||
+      name.find('\0') != std::string_view::npos) {
     return std::nullopt;
   }
   std::ifstream in(dir + "/" + std::string(name), std::ios::binary);

@@ -2,7 +2,6 @@
 
 #include <optional>
 #include <string>
-#include <string>
 #include <string_view>
 
 // The web UI's files, compiled into the binary (CMake turns the front-end

@@ -39,13 +39,13 @@ class TimerThread {
   void run();
 
   std::mutex mu_;
-  std::condition_variable cv_;  // wakes the thread: new earliest task, or stop
+  std::condition_variable cv_;       // wakes the thread: new earliest task, or stop
   std::condition_variable done_cv_;  // wakes cancel() when a running task ends
-  std::multimap<Clock::time_point, TaskId> by_time_;  // guarded by mu_
+  std::multimap<Clock::time_point, TaskId> by_time_;                             // guarded by mu_
   std::map<TaskId, std::pair<Clock::time_point, std::function<void()>>> tasks_;  // guarded by mu_
-  TaskId next_id_ = 1;    // guarded by mu_
-  TaskId running_ = 0;    // guarded by mu_; 0 when no task runs
-  bool stop_ = false;     // guarded by mu_
+  TaskId next_id_ = 1;                                                           // guarded by mu_
+  TaskId running_ = 0;  // guarded by mu_; 0 when no task runs
+  bool stop_ = false;   // guarded by mu_
   std::thread thread_;
 };
 

@@ -94,9 +94,8 @@ inline std::size_t number_length(std::string_view json, std::size_t at) noexcept
 inline bool may_overflow_double(std::string_view number) noexcept {
   const std::size_t e = number.find_first_of("eE");
   const std::string_view mantissa = number.substr(0, e);
-  const std::size_t integer_digits = mantissa.find('.') == std::string_view::npos
-                                         ? mantissa.size()
-                                         : mantissa.find('.');
+  const std::size_t integer_digits =
+      mantissa.find('.') == std::string_view::npos ? mantissa.size() : mantissa.find('.');
   if (integer_digits > 290) return true;
   if (e == std::string_view::npos) return false;
   std::string_view exponent = number.substr(e + 1);

@@ -2,9 +2,9 @@
 
 #include <cstddef>
 #include <cstdint>
-#include <utility>
 #include <string>
 #include <string_view>
+#include <utility>
 #include <vector>
 
 #include "nsq/protocol_error.h"
@@ -55,9 +55,9 @@ class MpubReader {
   MpubLimits limits_;
   Stage stage_ = Stage::count;
   std::int32_t count_ = 0;
-  std::size_t pos_ = 0;       // bytes parsed
-  std::size_t need_ = 4;      // bytes needed for the next step
-  std::size_t body_size_ = 0; // of the message being read
+  std::size_t pos_ = 0;                                     // bytes parsed
+  std::size_t need_ = 4;                                    // bytes needed for the next step
+  std::size_t body_size_ = 0;                               // of the message being read
   std::vector<std::pair<std::size_t, std::size_t>> spans_;  // offset, size
   ProtocolError error_;
 };

@@ -30,8 +30,8 @@ bool can_raise_backoff(const Config& config, int level) {
   return scaled(config, level + 1) <= config.max_backoff_duration;
 }
 
-std::chrono::milliseconds requeue_delay(const Config& config, std::chrono::milliseconds explicit_delay,
-                                        int attempts) {
+std::chrono::milliseconds requeue_delay(const Config& config,
+                                        std::chrono::milliseconds explicit_delay, int attempts) {
   using std::chrono::duration_cast;
   using std::chrono::milliseconds;
   if (explicit_delay.count() >= 0) return explicit_delay;

@@ -17,8 +17,8 @@ bool can_raise_backoff(const Config& config, int level);
 
 // REQ delay for a failed message: the explicit one, else
 // default_requeue_delay x attempts, capped at max_requeue_delay.
-std::chrono::milliseconds requeue_delay(const Config& config, std::chrono::milliseconds explicit_delay,
-                                        int attempts);
+std::chrono::milliseconds requeue_delay(const Config& config,
+                                        std::chrono::milliseconds explicit_delay, int attempts);
 
 // Per-connection RDY: min(max(1, max_in_flight / conns), max_in_flight).
 int64_t per_connection_rdy(int max_in_flight, std::size_t connections);

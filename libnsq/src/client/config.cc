@@ -3,8 +3,8 @@
 #include <array>
 #include <functional>
 #include <limits>
-#include <vector>
 #include <optional>
+#include <vector>
 
 #include "nsq/flags/go_duration.h"
 #include "nsq/flags/go_strconv.h"
@@ -35,8 +35,9 @@ Option duration_option(std::string_view name, Duration Config::*field,
                        std::optional<Duration> max = std::nullopt) {
   return {name, [=](Config& c, std::string_view n, std::string_view text) -> SetResult {
             auto d = flags::parse_go_duration(text);
-            if (!d) return tl::unexpected("failed to coerce option " + std::string(n) + " (" +
-                                          std::string(text) + ") - " + d.error());
+            if (!d)
+              return tl::unexpected("failed to coerce option " + std::string(n) + " (" +
+                                    std::string(text) + ") - " + d.error());
             if (min && *d < *min)
               return range_error(n, flags::format_go_duration(*d), "<",
                                  flags::format_go_duration(*min));
@@ -53,9 +54,10 @@ Option int_option(std::string_view name, Int Config::*field, std::optional<int64
                   std::optional<int64_t> max) {
   return {name, [=](Config& c, std::string_view n, std::string_view text) -> SetResult {
             auto v = flags::parse_go_int(text, 10);
-            if (!v) return tl::unexpected("failed to coerce option " + std::string(n) + " (" +
-                                          std::string(text) + ") - " +
-                                          std::string(flags::describe(v.error())));
+            if (!v)
+              return tl::unexpected("failed to coerce option " + std::string(n) + " (" +
+                                    std::string(text) + ") - " +
+                                    std::string(flags::describe(v.error())));
             if (min && *v < *min)
               return range_error(n, std::to_string(*v), "<", std::to_string(*min));
             if (max && *v > *max)
@@ -71,9 +73,10 @@ Option int_option(std::string_view name, Int Config::*field, std::optional<int64
 Option bool_option(std::string_view name, bool Config::*field) {
   return {name, [=](Config& c, std::string_view n, std::string_view text) -> SetResult {
             auto v = flags::parse_go_bool(text);
-            if (!v) return tl::unexpected("failed to coerce option " + std::string(n) + " (" +
-                                          std::string(text) + ") - " +
-                                          std::string(flags::describe(v.error())));
+            if (!v)
+              return tl::unexpected("failed to coerce option " + std::string(n) + " (" +
+                                    std::string(text) + ") - " +
+                                    std::string(flags::describe(v.error())));
             c.*field = *v;
             return {};
           }};
@@ -92,13 +95,15 @@ const std::vector<Option>& options() {
     t.push_back(duration_option("dial_timeout", &Config::dial_timeout));
     t.push_back(duration_option("read_timeout", &Config::read_timeout, 100ms, 5min));
     t.push_back(duration_option("write_timeout", &Config::write_timeout, 100ms, 5min));
-    t.push_back(duration_option("lookupd_poll_interval", &Config::lookupd_poll_interval, 10ms, 5min));
+    t.push_back(
+        duration_option("lookupd_poll_interval", &Config::lookupd_poll_interval, 10ms, 5min));
     t.push_back({"lookupd_poll_jitter",
                  [](Config& c, std::string_view n, std::string_view text) -> SetResult {
                    auto v = flags::parse_go_float(text);
-                   if (!v) return tl::unexpected("failed to coerce option " + std::string(n) +
-                                                 " (" + std::string(text) + ") - " +
-                                                 std::string(flags::describe(v.error())));
+                   if (!v)
+                     return tl::unexpected("failed to coerce option " + std::string(n) + " (" +
+                                           std::string(text) + ") - " +
+                                           std::string(flags::describe(v.error())));
                    if (*v < 0) return range_error(n, flags::format_go_float(*v), "<", "0");
                    if (*v > 1) return range_error(n, flags::format_go_float(*v), ">", "1");
                    c.lookupd_poll_jitter = *v;
@@ -106,25 +111,26 @@ const std::vector<Option>& options() {
                  }});
     t.push_back(duration_option("lookupd_poll_timeout", &Config::lookupd_poll_timeout));
     t.push_back(duration_option("max_requeue_delay", &Config::max_requeue_delay, 0ns, 60min));
-    t.push_back(duration_option("default_requeue_delay", &Config::default_requeue_delay, 0ns, 60min));
-    t.push_back({"backoff_strategy",
-                 [](Config& c, std::string_view, std::string_view text) -> SetResult {
-                   if (text == "" || text == "exponential") {
-                     c.backoff_strategy = BackoffStrategy::exponential;
-                   } else if (text == "full_jitter") {
-                     c.backoff_strategy = BackoffStrategy::full_jitter;
-                   } else {
-                     return tl::unexpected("unknown backoff strategy " + std::string(text));
-                   }
-                   return {};
-                 }});
+    t.push_back(
+        duration_option("default_requeue_delay", &Config::default_requeue_delay, 0ns, 60min));
+    t.push_back(
+        {"backoff_strategy", [](Config& c, std::string_view, std::string_view text) -> SetResult {
+           if (text == "" || text == "exponential") {
+             c.backoff_strategy = BackoffStrategy::exponential;
+           } else if (text == "full_jitter") {
+             c.backoff_strategy = BackoffStrategy::full_jitter;
+           } else {
+             return tl::unexpected("unknown backoff strategy " + std::string(text));
+           }
+           return {};
+         }});
     t.push_back(duration_option("max_backoff_duration", &Config::max_backoff_duration, 0ns, 60min));
     t.push_back(duration_option("backoff_multiplier", &Config::backoff_multiplier, 0ns, 60min));
     t.push_back(int_option("max_attempts", &Config::max_attempts, 0, 65535));
     t.push_back(duration_option("low_rdy_idle_timeout", &Config::low_rdy_idle_timeout, 1s, 5min));
     t.push_back(duration_option("low_rdy_timeout", &Config::low_rdy_timeout, 1s, 5min));
-    t.push_back(duration_option("rdy_redistribute_interval", &Config::rdy_redistribute_interval,
-                                1ms, 5s));
+    t.push_back(
+        duration_option("rdy_redistribute_interval", &Config::rdy_redistribute_interval, 1ms, 5s));
     t.push_back(string_option("client_id", &Config::client_id));
     t.push_back(string_option("hostname", &Config::hostname));
     t.push_back(string_option("user_agent", &Config::user_agent));
@@ -135,23 +141,23 @@ const std::vector<Option>& options() {
     t.push_back(bool_option("tls_insecure_skip_verify", &Config::tls_insecure_skip_verify));
     t.push_back(string_option("tls_cert", &Config::tls_cert));
     t.push_back(string_option("tls_key", &Config::tls_key));
-    t.push_back({"tls_min_version",
-                 [](Config& c, std::string_view, std::string_view text) -> SetResult {
-                   static constexpr std::array<std::string_view, 5> known = {
-                       "ssl3.0", "tls1.0", "tls1.1", "tls1.2", "tls1.3"};
-                   for (auto k : known) {
-                     if (text == k) {
-                       c.tls_min_version = std::string(text);
-                       return {};
-                     }
-                   }
-                   return tl::unexpected("unknown tls_min_version: " + std::string(text));
-                 }});
+    t.push_back(
+        {"tls_min_version", [](Config& c, std::string_view, std::string_view text) -> SetResult {
+           static constexpr std::array<std::string_view, 5> known = {"ssl3.0", "tls1.0", "tls1.1",
+                                                                     "tls1.2", "tls1.3"};
+           for (auto k : known) {
+             if (text == k) {
+               c.tls_min_version = std::string(text);
+               return {};
+             }
+           }
+           return tl::unexpected("unknown tls_min_version: " + std::string(text));
+         }});
     t.push_back(bool_option("deflate", &Config::deflate));
     t.push_back(int_option("deflate_level", &Config::deflate_level, 1, 9));
     t.push_back(bool_option("snappy", &Config::snappy));
-    t.push_back(int_option("output_buffer_size", &Config::output_buffer_size, std::nullopt,
-                           std::nullopt));
+    t.push_back(
+        int_option("output_buffer_size", &Config::output_buffer_size, std::nullopt, std::nullopt));
     t.push_back(duration_option("output_buffer_timeout", &Config::output_buffer_timeout));
     t.push_back(int_option("max_in_flight", &Config::max_in_flight, 0, std::nullopt));
     t.push_back(duration_option("msg_timeout", &Config::msg_timeout, 0ns));
@@ -185,8 +191,8 @@ tl::expected<void, std::string> Config::validate() const {
     return tl::unexpected("heartbeat_interval (" + flags::format_go_duration(heartbeat_interval) +
                           ") must be less than read_timeout (" +
                           flags::format_go_duration(read_timeout) + ")");
-  bool tls_settings = !tls_root_ca_file.empty() || tls_insecure_skip_verify ||
-                      !tls_cert.empty() || !tls_key.empty() || !tls_min_version.empty();
+  bool tls_settings = !tls_root_ca_file.empty() || tls_insecure_skip_verify || !tls_cert.empty() ||
+                      !tls_key.empty() || !tls_min_version.empty();
   if (tls_settings && !tls_v1)
     return tl::unexpected(std::string("tls settings given without tls_v1"));
   if (tls_cert.empty() != tls_key.empty())

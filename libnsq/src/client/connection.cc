@@ -1,21 +1,21 @@
 #include "connection.h"
 
+#include <spdlog/spdlog.h>
 #include <boost/asio/co_spawn.hpp>
 #include <boost/asio/connect.hpp>
 #include <boost/asio/detached.hpp>
 #include <boost/asio/redirect_error.hpp>
-#include <boost/asio/use_awaitable.hpp>
 #include <boost/asio/ssl.hpp>
+#include <boost/asio/use_awaitable.hpp>
 #include <boost/asio/write.hpp>
-#include <spdlog/spdlog.h>
 
 #include <algorithm>
 #include <string_view>
 #include <type_traits>
 
+#include "identify_reply.h"
 #include "nsq/codec/deflate_stream.h"
 #include "nsq/codec/snappy_stream.h"
-#include "identify_reply.h"
 #include "nsq/endian.h"
 #include "nsq/json/writer.h"
 
@@ -149,8 +149,10 @@ Connection::~Connection() = default;
 
 void Connection::start() {
   auto self = shared_from_this();
-  asio::co_spawn(io_, [self]() { return self->run(); }, asio::detached);
-  asio::co_spawn(io_, [self]() { return self->watchdog(); }, asio::detached);
+  asio::co_spawn(
+      io_, [self]() { return self->run(); }, asio::detached);
+  asio::co_spawn(
+      io_, [self]() { return self->watchdog(); }, asio::detached);
 }
 
 void Connection::send(std::string_view command) {
@@ -252,7 +254,8 @@ awaitable<std::optional<Frame>> Connection::read_frame() {
       n = co_await transport_->tls->async_read_some(asio::buffer(buf),
                                                     asio::redirect_error(use_awaitable, ec));
     } else {
-      n = co_await socket_.async_read_some(asio::buffer(buf), asio::redirect_error(use_awaitable, ec));
+      n = co_await socket_.async_read_some(asio::buffer(buf),
+                                           asio::redirect_error(use_awaitable, ec));
     }
     if (ec || closed_) {
       bool eof = ec == asio::error::eof || ec == asio::ssl::error::stream_truncated;
@@ -300,7 +303,8 @@ awaitable<std::string> Connection::handshake() {
     co_return error;
   if (settings_.auth_required) {
     if (config_.auth_secret.empty()) co_return "Auth Required";
-    if (!co_await write_now(command_with_body("AUTH", config_.auth_secret))) co_return std::string();
+    if (!co_await write_now(command_with_body("AUTH", config_.auth_secret)))
+      co_return std::string();
     auto auth = co_await read_frame();
     if (!auth) co_return std::string();
     if (auth->type == FrameType::error) co_return "Auth Failed " + auth->data;
@@ -373,14 +377,16 @@ awaitable<std::string> Connection::upgrade(bool tls, bool deflate, bool snappy) 
     transport_->deflate_out = std::make_unique<codec::DeflateStreamEncoder>(config_.deflate_level);
     transport_->deflate_in = std::make_unique<codec::DeflateStreamDecoder>();
     refeed_buffered();
-    if (std::string error = co_await expect_ok("deflate"); !error.empty() || closed_) co_return error;
+    if (std::string error = co_await expect_ok("deflate"); !error.empty() || closed_)
+      co_return error;
   }
   if (snappy) {
     if (!config_.snappy) co_return "nsqd enabled snappy that was not asked for";
     transport_->snappy_out = std::make_unique<codec::SnappyStreamEncoder>();
     transport_->snappy_in = std::make_unique<codec::SnappyStreamDecoder>();
     refeed_buffered();
-    if (std::string error = co_await expect_ok("snappy"); !error.empty() || closed_) co_return error;
+    if (std::string error = co_await expect_ok("snappy"); !error.empty() || closed_)
+      co_return error;
   }
   co_return std::string();
 }
@@ -395,7 +401,8 @@ awaitable<void> Connection::run() {
   }
   ready_ = true;
   read_deadline_ = Clock::time_point::max();
-  asio::co_spawn(io_, [self]() { return self->write_loop(); }, asio::detached);
+  asio::co_spawn(
+      io_, [self]() { return self->write_loop(); }, asio::detached);
   delegate_->on_ready(*this);
   while (!closed_) {
     auto frame = co_await read_frame();

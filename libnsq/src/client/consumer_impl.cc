@@ -28,10 +28,8 @@ void Consumer::Impl::set_failed_message_hook(std::function<void(const Message&)>
 
 tl::expected<void, std::string> Consumer::Impl::check_can_connect() {
   if (stop_requested_.load()) return tl::unexpected(std::string("consumer stopped"));
-  if (!is_valid_topic_name(topic_))
-    return tl::unexpected("invalid topic name " + topic_);
-  if (!is_valid_channel_name(channel_))
-    return tl::unexpected("invalid channel name " + channel_);
+  if (!is_valid_topic_name(topic_)) return tl::unexpected("invalid topic name " + topic_);
+  if (!is_valid_channel_name(channel_)) return tl::unexpected("invalid channel name " + channel_);
   if (!handler_) return tl::unexpected(std::string("no handlers"));
   if (auto ok = config_.validate(); !ok) return ok;
   start_once();
@@ -136,7 +134,7 @@ void Consumer::Impl::handle(Message& message, bool over_max_attempts) {
 }
 
 void Consumer::Impl::post_answer(Conn* conn, const Message& message, Answer answer,
-                 std::chrono::milliseconds delay, bool backoff) {
+                                 std::chrono::milliseconds delay, bool backoff) {
   std::weak_ptr<Conn> weak = find_conn(conn);
   io_.post([self = shared_from_this(), weak, id = message.id(), attempts = message.attempts(),
             answer, delay, backoff] {
@@ -211,7 +209,8 @@ void Consumer::Impl::on_error_frame(Connection& connection, std::string_view dat
   logger_->error("[{}/{}] ({}) protocol error - {}", topic_, channel_, connection.address(), data);
 }
 
-void Consumer::Impl::on_message(Connection& connection, const MessageHeader& header, std::string body) {
+void Consumer::Impl::on_message(Connection& connection, const MessageHeader& header,
+                                std::string body) {
   auto conn = conn_of(connection);
   if (!conn) return;
   ++conn->in_flight;
@@ -263,7 +262,7 @@ void Consumer::Impl::schedule_reconnect(const std::string& address) {
 }
 
 void Consumer::Impl::answer(Conn& conn, const MessageId& id, int attempts, Answer what,
-            std::chrono::milliseconds delay, bool backoff) {
+                            std::chrono::milliseconds delay, bool backoff) {
   if (!conn.connection || conn.connection->closed()) return;
   switch (what) {
     case Answer::touch:

@@ -4,8 +4,8 @@
 // consumer_impl.cc (connections, messages, the public calls) and
 // consumer_flow.cc (RDY across connections, backoff, stop).
 
-#include <boost/asio/steady_timer.hpp>
 #include <spdlog/spdlog.h>
+#include <boost/asio/steady_timer.hpp>
 
 #include <atomic>
 #include <condition_variable>

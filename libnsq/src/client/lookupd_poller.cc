@@ -61,7 +61,8 @@ void LookupdPoller::run() {
 }
 
 void LookupdPoller::query() {
-  auto timeout = std::chrono::duration_cast<std::chrono::milliseconds>(config_.lookupd_poll_timeout);
+  auto timeout =
+      std::chrono::duration_cast<std::chrono::milliseconds>(config_.lookupd_poll_timeout);
   for (int attempt = 0; attempt < 3; ++attempt) {
     LookupdEndpoint endpoint;
     {

@@ -14,7 +14,8 @@ tl::expected<std::vector<std::string>, std::string> query_lookupd(
   request.target += request.target.find('?') == std::string::npos ? '?' : '&';
   request.target += "topic=" + http::query_escape(topic);
   request.headers.emplace_back("Accept", "application/vnd.nsq; version=1.0");
-  if (!bearer_secret.empty()) request.headers.emplace_back("Authorization", "Bearer " + bearer_secret);
+  if (!bearer_secret.empty())
+    request.headers.emplace_back("Authorization", "Bearer " + bearer_secret);
   request.connect_timeout = timeout;
   request.request_timeout = timeout;
   auto response = http::request(request);

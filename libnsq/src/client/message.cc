@@ -11,9 +11,7 @@ Message::Message(MessageHeader header, std::string body, std::string nsqd_addres
   state_->responder = std::move(responder);
 }
 
-bool Message::claim() const {
-  return state_ && !state_->responded.exchange(true);
-}
+bool Message::claim() const { return state_ && !state_->responded.exchange(true); }
 
 void Message::finish() const {
   if (!claim()) return;

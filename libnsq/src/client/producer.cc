@@ -21,9 +21,7 @@ class Producer::Impl : public Connection::Delegate {
   ~Impl() override {
     std::promise<void> done;
     auto future = done.get_future();
-    io_.post([this, &done] {
-      stop_async([&done] { done.set_value(); });
-    });
+    io_.post([this, &done] { stop_async([&done] { done.set_value(); }); });
     future.wait();
     io_.join();
   }
@@ -140,7 +138,7 @@ class Producer::Impl : public Connection::Delegate {
   const Config config_;
   std::shared_ptr<spdlog::logger> logger_;
   std::shared_ptr<Connection> conn_;
-  std::deque<PublishCallback> pending_;        // in the order sent
+  std::deque<PublishCallback> pending_;         // in the order sent
   std::vector<PublishCallback> ready_waiters_;  // pings waiting for the handshake
   std::vector<std::function<void()>> stop_waiters_;
   bool stopping_ = false;

@@ -47,23 +47,22 @@ std::string_view trim_space(std::string_view s) {
 }  // namespace
 
 std::string go_format(const Value& v) {
-  return std::visit(
-      Overloaded{
-          [](bool b) -> std::string { return b ? "true" : "false"; },
-          [](std::int64_t i) -> std::string { return std::to_string(i); },
-          [](double d) -> std::string { return flags::format_go_float(d); },
-          [](const std::string& s) -> std::string { return s; },
-          [](const Array& a) -> std::string {
-            std::string out = "[";
-            for (std::size_t i = 0; i < a.size(); ++i) {
-              if (i > 0) out += ' ';
-              out += go_format(a[i]);
-            }
-            return out + "]";
-          },
-          [](const Table&) -> std::string { return "map[]"; },
-      },
-      v.v);
+  return std::visit(Overloaded{
+                        [](bool b) -> std::string { return b ? "true" : "false"; },
+                        [](std::int64_t i) -> std::string { return std::to_string(i); },
+                        [](double d) -> std::string { return flags::format_go_float(d); },
+                        [](const std::string& s) -> std::string { return s; },
+                        [](const Array& a) -> std::string {
+                          std::string out = "[";
+                          for (std::size_t i = 0; i < a.size(); ++i) {
+                            if (i > 0) out += ' ';
+                            out += go_format(a[i]);
+                          }
+                          return out + "]";
+                        },
+                        [](const Table&) -> std::string { return "map[]"; },
+                    },
+                    v.v);
 }
 
 tl::expected<bool, std::string> coerce_bool(const Value& v) {

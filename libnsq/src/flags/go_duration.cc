@@ -41,9 +41,7 @@ std::string quote(std::string_view s) {
   return out;
 }
 
-std::string invalid(std::string_view orig) {
-  return "time: invalid duration " + quote(orig);
-}
+std::string invalid(std::string_view orig) { return "time: invalid duration " + quote(orig); }
 
 // Leading decimal integer; nullopt on overflow (Go's errLeadingInt).
 std::optional<std::uint64_t> leading_int(std::string_view& s) {

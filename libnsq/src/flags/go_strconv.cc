@@ -165,8 +165,8 @@ tl::expected<double, NumError> parse_go_float(std::string_view s) {
   if (ec == std::errc::result_out_of_range && ptr == body.data() + body.size()) {
     // Go: overflow is ErrRange, underflow quietly rounds towards 0.
     const auto epos = body.find_first_of("eE");
-    const bool tiny = epos != std::string_view::npos && epos + 1 < body.size() &&
-                      body[epos + 1] == '-';
+    const bool tiny =
+        epos != std::string_view::npos && epos + 1 < body.size() && body[epos + 1] == '-';
     if (tiny) return neg ? -0.0 : 0.0;
     return tl::unexpected(NumError::range);
   }
@@ -204,15 +204,33 @@ std::string go_quote(std::string_view s) {
   for (std::size_t i = 0; i < s.size(); ++i) {
     const auto c = static_cast<unsigned char>(s[i]);
     switch (c) {
-      case '"': out += "\\\""; break;
-      case '\\': out += "\\\\"; break;
-      case '\a': out += "\\a"; break;
-      case '\b': out += "\\b"; break;
-      case '\f': out += "\\f"; break;
-      case '\n': out += "\\n"; break;
-      case '\r': out += "\\r"; break;
-      case '\t': out += "\\t"; break;
-      case '\v': out += "\\v"; break;
+      case '"':
+        out += "\\\"";
+        break;
+      case '\\':
+        out += "\\\\";
+        break;
+      case '\a':
+        out += "\\a";
+        break;
+      case '\b':
+        out += "\\b";
+        break;
+      case '\f':
+        out += "\\f";
+        break;
+      case '\n':
+        out += "\\n";
+        break;
+      case '\r':
+        out += "\\r";
+        break;
+      case '\t':
+        out += "\\t";
+        break;
+      case '\v':
+        out += "\\v";
+        break;
       default:
         if (c >= 0x80) {
           // Valid UTF-8 passes through (Go prints printable runes); a byte

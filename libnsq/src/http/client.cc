@@ -120,13 +120,10 @@ tl::expected<void, std::string> send_all(int fd, std::string_view data, Clock::t
 }
 
 // The TLS form of the exchange below, on a connected socket.
-tl::expected<ClientResponse, std::string> exchange_tls(int fd, const ClientTls& tls,
-                                                       const std::string& host,
-                                                       const std::string& where,
-                                                       std::string_view raw_request,
-                                                       bool head_request,
-                                                       Clock::time_point deadline,
-                                                       std::size_t max_body) {
+tl::expected<ClientResponse, std::string> exchange_tls(
+    int fd, const ClientTls& tls, const std::string& host, const std::string& where,
+    std::string_view raw_request, bool head_request, Clock::time_point deadline,
+    std::size_t max_body) {
   auto session = detail::TlsSession::handshake(fd, tls, host, where, deadline);
   if (!session) return tl::unexpected(session.error());
   if (auto sent = session->send_all(raw_request, deadline); !sent) {
@@ -138,7 +135,8 @@ tl::expected<ClientResponse, std::string> exchange_tls(int fd, const ClientTls& 
   for (;;) {
     detail::ReadStep step = detail::read_response(raw, eof, head_request, max_body, where);
     if (step.status == detail::ReadStep::Status::done) return std::move(step.response);
-    if (step.status == detail::ReadStep::Status::error) return tl::unexpected(std::move(step.error));
+    if (step.status == detail::ReadStep::Status::error)
+      return tl::unexpected(std::move(step.error));
     auto n = session->recv(buf, sizeof buf, deadline);
     if (!n) return tl::unexpected(n.error());
     if (*n == 0) {
@@ -160,7 +158,9 @@ tl::expected<ClientResponse, std::string> exchange(const std::string& host, std:
   const auto deadline = Clock::now() + request_timeout;
   auto fd = connect_to(host, port, connect_timeout, deadline);
   if (!fd) return tl::unexpected(fd.error());
-  if (tls != nullptr) return exchange_tls(fd->get(), *tls, host, where, raw_request, head_request, deadline, max_body);
+  if (tls != nullptr)
+    return exchange_tls(fd->get(), *tls, host, where, raw_request, head_request, deadline,
+                        max_body);
   if (auto sent = send_all(fd->get(), raw_request, deadline, where); !sent) {
     return tl::unexpected(sent.error());
   }
@@ -171,7 +171,8 @@ tl::expected<ClientResponse, std::string> exchange(const std::string& host, std:
   for (;;) {
     detail::ReadStep step = detail::read_response(raw, eof, head_request, max_body, where);
     if (step.status == detail::ReadStep::Status::done) return std::move(step.response);
-    if (step.status == detail::ReadStep::Status::error) return tl::unexpected(std::move(step.error));
+    if (step.status == detail::ReadStep::Status::error)
+      return tl::unexpected(std::move(step.error));
     if (!wait_for(fd->get(), POLLIN, deadline))
       return tl::unexpected("read " + where + ": i/o timeout");
     ssize_t n = ::recv(fd->get(), buf, sizeof buf, 0);

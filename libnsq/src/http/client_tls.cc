@@ -170,8 +170,7 @@ tl::expected<TlsSession, std::string> TlsSession::handshake(int fd, const Client
     long verify = SSL_get_verify_result(ssl);
     if (verify != X509_V_OK) {
       ERR_clear_error();
-      return tl::unexpected("TLS handshake with " + where +
-                            ": certificate verify failed: " +
+      return tl::unexpected("TLS handshake with " + where + ": certificate verify failed: " +
                             X509_verify_cert_error_string(verify));
     }
     if (auto waited = state->wait(rc, "TLS handshake with", deadline); !waited) {

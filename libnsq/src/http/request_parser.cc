@@ -64,8 +64,9 @@ bool valid_host(std::string_view host) {
 }
 
 bool token_char(unsigned char c) {
-  return c < 0x80 && (std::isalnum(c) || std::string_view("!#$%&'*+-.^_`|~").find(
-                                              static_cast<char>(c)) != std::string_view::npos);
+  return c < 0x80 &&
+         (std::isalnum(c) ||
+          std::string_view("!#$%&'*+-.^_`|~").find(static_cast<char>(c)) != std::string_view::npos);
 }
 
 // Why Go rejects a header Beast refused: "invalid header name", "invalid
@@ -151,8 +152,8 @@ class HeaderScanner {
 
  private:
   std::vector<std::pair<std::size_t, std::size_t>> lines_;  // offset, length without line end
-  std::size_t pos_ = 0;     // start of the first line not yet ended
-  std::size_t length_ = 0;  // set once complete
+  std::size_t pos_ = 0;                                     // start of the first line not yet ended
+  std::size_t length_ = 0;                                  // set once complete
 };
 
 }  // namespace

@@ -6,9 +6,9 @@
 
 #include <cstddef>
 #include <functional>
-#include <string>
 #include <memory>
 #include <optional>
+#include <string>
 #include <string_view>
 
 #include "nsq/http/message.h"

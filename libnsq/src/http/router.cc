@@ -77,12 +77,23 @@ std::string html_escape(std::string_view s) {
   std::string out;
   for (char c : s) {
     switch (c) {
-      case '&': out += "&amp;"; break;
-      case '<': out += "&lt;"; break;
-      case '>': out += "&gt;"; break;
-      case '"': out += "&#34;"; break;
-      case '\'': out += "&#39;"; break;
-      default: out += c;
+      case '&':
+        out += "&amp;";
+        break;
+      case '<':
+        out += "&lt;";
+        break;
+      case '>':
+        out += "&gt;";
+        break;
+      case '"':
+        out += "&#34;";
+        break;
+      case '\'':
+        out += "&#39;";
+        break;
+      default:
+        out += c;
     }
   }
   return out;
@@ -95,7 +106,8 @@ std::string escape_path(std::string_view path) {
   out.reserve(path.size());
   for (char ch : path) {
     auto c = static_cast<unsigned char>(ch);
-    bool keep = std::isalnum(c) || std::string_view("-_.~$&+,/:;=@").find(ch) != std::string_view::npos;
+    bool keep =
+        std::isalnum(c) || std::string_view("-_.~$&+,/:;=@").find(ch) != std::string_view::npos;
     if (keep && c < 0x80) {
       out += ch;
     } else {
@@ -173,8 +185,8 @@ std::string Router::allowed(std::string_view path, std::string_view method) cons
   for (const Route& r : routes_) {
     if (r.method == "OPTIONS") continue;
     if (std::find(methods.begin(), methods.end(), r.method) != methods.end()) continue;
-    bool include = path == "*" ? true
-                               : r.method != method && match(r.method, path, nullptr) != nullptr;
+    bool include =
+        path == "*" ? true : r.method != method && match(r.method, path, nullptr) != nullptr;
     if (include) methods.push_back(r.method);
   }
   if (methods.empty()) return {};
@@ -223,8 +235,8 @@ Router::Result Router::route(const Request& req) const {
           // Absolute form: scheme://authority kept as sent.
           auto sep = target.find("://");
           auto start = target.find_first_of("/?", sep + 3);
-          location = std::string(target.substr(0, start == std::string_view::npos ? target.size()
-                                                                                 : start));
+          location = std::string(
+              target.substr(0, start == std::string_view::npos ? target.size() : start));
           location += escape_path(fixed);
         } else {
           std::string escaped = escape_path(fixed);

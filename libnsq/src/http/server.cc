@@ -185,8 +185,8 @@ class Session : public std::enable_shared_from_this<Session> {
   asio::steady_timer reply_timer_;  // wakes call_handler when the reply arrives
   std::string remote_;
   bool closed_ = false;
-  std::uint64_t seq_ = 0;                // current request
-  std::optional<Response> response_;     // its reply, once delivered
+  std::uint64_t seq_ = 0;             // current request
+  std::optional<Response> response_;  // its reply, once delivered
   std::vector<char> chunk_ = std::vector<char>(kReadChunk);
 };
 
@@ -194,8 +194,8 @@ class Session : public std::enable_shared_from_this<Session> {
 // if none comes before the last copy is destroyed, the client gets a 500.
 class ReplyState {
  public:
-  ReplyState(std::weak_ptr<Session> session, asio::io_context& ctx,
-             std::shared_ptr<ReplyGate> gate, std::uint64_t seq)
+  ReplyState(std::weak_ptr<Session> session, asio::io_context& ctx, std::shared_ptr<ReplyGate> gate,
+             std::uint64_t seq)
       : session_(std::move(session)), ctx_(ctx), gate_(std::move(gate)), seq_(seq) {}
   ReplyState(const ReplyState&) = delete;
   ReplyState& operator=(const ReplyState&) = delete;
@@ -223,10 +223,10 @@ class ReplyState {
       session->deliver(seq_, std::move(response));
       return;
     }
-    asio::post(ctx_, [session = std::move(session), seq = seq_,
-                      response = std::move(response)]() mutable {
-      session->deliver(seq, std::move(response));
-    });
+    asio::post(
+        ctx_, [session = std::move(session), seq = seq_, response = std::move(response)]() mutable {
+          session->deliver(seq, std::move(response));
+        });
   }
 
   std::weak_ptr<Session> session_;
@@ -302,8 +302,8 @@ asio::awaitable<void> Session::run(std::shared_ptr<Session> /*self*/) {
     if (step.status == detail::RequestParser::Status::error) {
       arm(options.write_timeout);
       // Go's net/http answers these itself, in its own words.
-      std::string bytes = detail::go_error_bytes(parser.error_status(), parser.error_reason(),
-                                                 current_date());
+      std::string bytes =
+          detail::go_error_bytes(parser.error_status(), parser.error_reason(), current_date());
       error_code ec;
       co_await write_all(asio::buffer(bytes), ec);
       if (!ec && !closed_) co_await lingering_close();
@@ -362,13 +362,12 @@ asio::awaitable<std::optional<Response>> Session::call_handler(Request request) 
   co_return std::move(response_);
 }
 
-asio::awaitable<bool> Session::write_response(const Response& response, int version,
-                                              bool closing, bool head) {
+asio::awaitable<bool> Session::write_response(const Response& response, int version, bool closing,
+                                              bool head) {
   std::string head_bytes = detail::response_head(response, version, closing, current_date());
   const bool body = !head && detail::status_has_body(response.status) && !response.body.empty();
   std::array<asio::const_buffer, 2> buffers{
-      asio::buffer(head_bytes),
-      body ? asio::buffer(response.body) : asio::const_buffer()};
+      asio::buffer(head_bytes), body ? asio::buffer(response.body) : asio::const_buffer()};
   error_code ec;
   co_await write_all(buffers, ec);
   co_return !ec && !closed_;
@@ -547,8 +546,7 @@ class Server::Impl {
 
 Server::Server(ServerOptions options, Handler handler,
                std::function<void(std::string_view)> log_error)
-    : impl_(std::make_unique<Impl>(std::move(options), std::move(handler),
-                                   std::move(log_error))) {}
+    : impl_(std::make_unique<Impl>(std::move(options), std::move(handler), std::move(log_error))) {}
 
 Server::~Server() = default;
 

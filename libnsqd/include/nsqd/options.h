@@ -39,8 +39,8 @@ struct Options {
   // --node-id / `id`: message-id node part, [0,1024). Default
   // CRC32(MD5(hostname)) % 1024 (default_options()).
   std::int64_t node_id = 0;
-  LogLevel log_level = LogLevel::info;    // --log-level
-  std::string log_prefix = "[nsqd] ";    // --log-prefix
+  LogLevel log_level = LogLevel::info;  // --log-level
+  std::string log_prefix = "[nsqd] ";   // --log-prefix
 
   std::string tcp_address = "0.0.0.0:4150";    // non host:port = unix socket path
   std::string http_address = "0.0.0.0:4151";   // "" disables
@@ -56,10 +56,10 @@ struct Options {
   Duration http_client_request_timeout = std::chrono::seconds(5);
 
   // --- disk queue ---
-  std::string data_path;                      // "" = working directory (resolved by nsqd)
-  std::int64_t mem_queue_size = 10000;        // 0 = every message goes to disk
+  std::string data_path;                // "" = working directory (resolved by nsqd)
+  std::int64_t mem_queue_size = 10000;  // 0 = every message goes to disk
   std::int64_t max_bytes_per_file = 104857600;
-  std::int64_t sync_every = 2500;             // reads+writes between fsyncs
+  std::int64_t sync_every = 2500;  // reads+writes between fsyncs
   Duration sync_timeout = std::chrono::seconds(2);
 
   int queue_scan_worker_pool_max = 4;
@@ -79,11 +79,11 @@ struct Options {
   Duration max_output_buffer_timeout = std::chrono::seconds(30);
   Duration min_output_buffer_timeout = std::chrono::milliseconds(25);
   Duration output_buffer_timeout = std::chrono::milliseconds(250);  // must be > 0
-  int max_channel_consumers = 0;  // 0 = unlimited
+  int max_channel_consumers = 0;                                    // 0 = unlimited
 
   // --- statsd ---
-  std::string statsd_address;              // "" disables
-  std::string statsd_prefix = "nsq.%s";    // %s -> host key (expanded by nsqd at startup)
+  std::string statsd_address;            // "" disables
+  std::string statsd_prefix = "nsq.%s";  // %s -> host key (expanded by nsqd at startup)
   Duration statsd_interval = std::chrono::minutes(1);
   bool statsd_mem_stats = true;
   int statsd_udp_packet_size = 508;

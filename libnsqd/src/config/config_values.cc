@@ -88,9 +88,12 @@ const std::map<std::string, Render, std::less<>>& table() {
       {"tls_required",
        [](const Options& o) {
          switch (o.tls_required) {
-           case TlsRequired::no: return std::string("0");
-           case TlsRequired::tcp_https: return std::string("1");
-           case TlsRequired::yes: return std::string("2");
+           case TlsRequired::no:
+             return std::string("0");
+           case TlsRequired::tcp_https:
+             return std::string("1");
+           case TlsRequired::yes:
+             return std::string("2");
          }
          return std::string("0");
        }},
@@ -122,9 +125,9 @@ std::optional<ConfigValue> config_value(const Options& options, std::string_view
   std::string body = it->second(options);
   // Strings go out raw; everything else is JSON.
   static const char* const kStringKeys[] = {
-      "log_prefix", "tcp_address", "http_address", "https_address", "broadcast_address",
-      "data_path", "statsd_address", "statsd_prefix", "tls_cert", "tls_key",
-      "tls_client_auth_policy", "tls_root_ca_file"};
+      "log_prefix",        "tcp_address", "http_address",           "https_address",
+      "broadcast_address", "data_path",   "statsd_address",         "statsd_prefix",
+      "tls_cert",          "tls_key",     "tls_client_auth_policy", "tls_root_ca_file"};
   bool is_string = false;
   for (const char* k : kStringKeys) is_string = is_string || key == k;
   return ConfigValue{std::move(body), !is_string};

@@ -13,19 +13,26 @@ Options default_options(std::string_view hostname) {
 
 std::string_view to_string(TlsRequired required) noexcept {
   switch (required) {
-    case TlsRequired::no: return "false";
-    case TlsRequired::yes: return "true";
-    case TlsRequired::tcp_https: return "tcp-https";
+    case TlsRequired::no:
+      return "false";
+    case TlsRequired::yes:
+      return "true";
+    case TlsRequired::tcp_https:
+      return "tcp-https";
   }
   return "invalid";
 }
 
 std::string_view to_string(TlsVersion version) noexcept {
   switch (version) {
-    case TlsVersion::tls1_0: return "tls1.0";
-    case TlsVersion::tls1_1: return "tls1.1";
-    case TlsVersion::tls1_2: return "tls1.2";
-    case TlsVersion::tls1_3: return "tls1.3";
+    case TlsVersion::tls1_0:
+      return "tls1.0";
+    case TlsVersion::tls1_1:
+      return "tls1.1";
+    case TlsVersion::tls1_2:
+      return "tls1.2";
+    case TlsVersion::tls1_3:
+      return "tls1.3";
   }
   return "invalid";
 }

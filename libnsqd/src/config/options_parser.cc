@@ -49,8 +49,7 @@ config::DaemonParser<Options> parser() {
 }  // namespace
 
 ParseOutcome parse_nsqd_options(std::span<const std::string> args, const ParseEnv& env) {
-  return config::parse_daemon_options(parser(), default_options(env.hostname), args,
-                                      env.compiler);
+  return config::parse_daemon_options(parser(), default_options(env.hostname), args, env.compiler);
 }
 
 tl::expected<void, std::string> check_options(Options& opts) {

@@ -76,14 +76,24 @@ std::shared_ptr<diskqueue::DiskQueue> Broker::open_backend(const std::string& qu
   o.sync_timeout = std::chrono::duration_cast<std::chrono::milliseconds>(options_.sync_timeout);
   o.scheduler = disk_syncs_;
   // The pool outlives every put: publishing stops before the Broker dies.
-  o.executor = [pool = disk_pool_.get()](std::function<void()> job) { pool->submit(std::move(job)); };
+  o.executor = [pool = disk_pool_.get()](std::function<void()> job) {
+    pool->submit(std::move(job));
+  };
   auto log = log_;
   o.logger = [log](diskqueue::LogLevel level, std::string_view line) {
     switch (level) {
-      case diskqueue::LogLevel::debug: log->debug("{}", line); break;
-      case diskqueue::LogLevel::info: log->info("{}", line); break;
-      case diskqueue::LogLevel::warn: log->warn("{}", line); break;
-      case diskqueue::LogLevel::error: log->error("{}", line); break;
+      case diskqueue::LogLevel::debug:
+        log->debug("{}", line);
+        break;
+      case diskqueue::LogLevel::info:
+        log->info("{}", line);
+        break;
+      case diskqueue::LogLevel::warn:
+        log->warn("{}", line);
+        break;
+      case diskqueue::LogLevel::error:
+        log->error("{}", line);
+        break;
     }
   };
   auto queue = diskqueue::DiskQueue::open(std::move(o));
@@ -115,7 +125,8 @@ std::shared_ptr<Topic> Broker::get_or_create_topic(const std::string& name) {
     query_lookupd = !loading_ && hooks.channels_of && hooks.configured && hooks.configured();
     std::shared_ptr<diskqueue::DiskQueue> backend;
     if (!is_ephemeral(name)) backend = open_backend(name);
-    topic = std::make_shared<Topic>(name, options_.node_id, ctx_, std::move(backend), !query_lookupd);
+    topic =
+        std::make_shared<Topic>(name, options_.node_id, ctx_, std::move(backend), !query_lookupd);
     topics_.emplace(name, topic);
   }
   log_->info("TOPIC({}): created", name);

@@ -1,11 +1,11 @@
 #pragma once
 
 #include <atomic>
+#include <functional>
 #include <map>
 #include <memory>
 #include <mutex>
 #include <optional>
-#include <functional>
 #include <string>
 #include <system_error>
 #include <vector>
@@ -13,10 +13,10 @@
 #include <tl/expected.hpp>
 
 #include "core/context.h"
-#include "diskqueue/timer_thread.h"
-#include "nsqd/options.h"
 #include "core/topic.h"
 #include "core/worker_pool.h"
+#include "diskqueue/timer_thread.h"
+#include "nsqd/options.h"
 
 namespace nsq::nsqd {
 

@@ -6,8 +6,8 @@
 #include <cstring>
 #include <functional>
 
-#include "nsq/names.h"
 #include "core/worker_pool.h"
+#include "nsq/names.h"
 
 namespace nsq::nsqd {
 
@@ -367,7 +367,6 @@ ChannelStats Channel::stats() const {
   s.paused = paused_;
   return s;
 }
-
 
 stats::Channel Channel::snapshot(bool include_clients) const {
   stats::Channel out;

@@ -18,9 +18,9 @@
 #include "core/context.h"
 #include "core/deadline_heap.h"
 #include "core/message.h"
-#include "stats/quantile.h"
 #include "core/read_commits.h"
 #include "nsq/stats/model.h"
+#include "stats/quantile.h"
 
 namespace nsq::nsqd {
 
@@ -146,33 +146,33 @@ class Channel : public std::enable_shared_from_this<Channel> {
   const bool ephemeral_;
   QueueContext& ctx_;
   const std::shared_ptr<diskqueue::DiskQueue> backend_;  // null when ephemeral
-  const std::unique_ptr<LatencyStream> e2e_;  // internally locked
+  const std::unique_ptr<LatencyStream> e2e_;             // internally locked
   // --sync-publish with a disk queue: every message goes through the disk
   // queue (fsynced before PUB's OK) and its record is committed on FIN.
   const bool durable_;
 
   mutable std::mutex mu_;
-  std::deque<QueuedMessage> memory_;      // guarded by mu_
+  std::deque<QueuedMessage> memory_;  // guarded by mu_
   // A refill starts when fewer read-ahead messages than this are left.
   static constexpr std::size_t kRefillLowWater = 64;
-  std::deque<QueuedMessage> from_disk_;   // guarded by mu_: read ahead from backend_
-  std::unordered_map<MessageId, InFlight, IdHash> in_flight_;  // guarded by mu_
-  DeadlineHeap<InFlight> in_flight_heap_;                      // guarded by mu_
+  std::deque<QueuedMessage> from_disk_;  // guarded by mu_: read ahead from backend_
+  std::unordered_map<MessageId, InFlight, IdHash> in_flight_;                      // guarded by mu_
+  DeadlineHeap<InFlight> in_flight_heap_;                                          // guarded by mu_
   std::priority_queue<Deferred, std::vector<Deferred>, std::greater<>> deferred_;  // guarded by mu_
-  std::unordered_map<ClientId, Slot> clients_;  // guarded by mu_
-  bool paused_ = false;                          // guarded by mu_
-  bool exiting_ = false;                         // guarded by mu_
-  bool refill_running_ = false;                  // guarded by mu_
-  int pending_spills_ = 0;                       // guarded by mu_: writes not landed yet
-  std::condition_variable idle_cv_;              // refill_running_ or pending_spills_ dropped
-  std::int64_t disk_pending_ = 0;                // guarded by mu_: records believed in backend_
-  std::uint64_t disk_write_seq_ = 0;             // guarded by mu_: bumped after each spill lands
+  std::unordered_map<ClientId, Slot> clients_;                                     // guarded by mu_
+  bool paused_ = false;                                                            // guarded by mu_
+  bool exiting_ = false;                                                           // guarded by mu_
+  bool refill_running_ = false;                                                    // guarded by mu_
+  int pending_spills_ = 0;            // guarded by mu_: writes not landed yet
+  std::condition_variable idle_cv_;   // refill_running_ or pending_spills_ dropped
+  std::int64_t disk_pending_ = 0;     // guarded by mu_: records believed in backend_
+  std::uint64_t disk_write_seq_ = 0;  // guarded by mu_: bumped after each spill lands
   Clock::time_point armed_until_ = Clock::time_point::max();  // guarded by mu_
-  diskqueue::TimerThread::TaskId deadline_task_ = 0;        // guarded by mu_
-  std::uint64_t message_count_ = 0;  // guarded by mu_
-  std::uint64_t requeue_count_ = 0;  // guarded by mu_
-  std::uint64_t timeout_count_ = 0;  // guarded by mu_
-  std::minstd_rand rng_{std::random_device{}()};  // guarded by mu_
+  diskqueue::TimerThread::TaskId deadline_task_ = 0;          // guarded by mu_
+  std::uint64_t message_count_ = 0;                           // guarded by mu_
+  std::uint64_t requeue_count_ = 0;                           // guarded by mu_
+  std::uint64_t timeout_count_ = 0;                           // guarded by mu_
+  std::minstd_rand rng_{std::random_device{}()};              // guarded by mu_
   // durable_ only, all guarded by mu_:
   ReadCommits read_commits_;
   std::optional<diskqueue::ReadToken> pending_commit_;  // the furthest done, not yet committed

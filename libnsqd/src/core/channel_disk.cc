@@ -58,13 +58,14 @@ void Channel::refill() {
   for (const diskqueue::ReadRecord& r : records) {
     auto m = decode_message(r.data);
     if (!m) {
-      ctx_.log.error("TOPIC({}): CHANNEL({}) failed to decode message from disk - {}",
-                     topic_name_, name_, m.error().message());
+      ctx_.log.error("TOPIC({}): CHANNEL({}) failed to decode message from disk - {}", topic_name_,
+                     name_, m.error().message());
       if (durable_) undecodable.push_back(r.token);
       continue;
     }
-    decoded.push_back(QueuedMessage{MessageRef::create(m->header.id, m->header.timestamp_ns, m->body),
-                                    m->header.attempts, durable_ ? r.token.seq : 0});
+    decoded.push_back(
+        QueuedMessage{MessageRef::create(m->header.id, m->header.timestamp_ns, m->body),
+                      m->header.attempts, durable_ ? r.token.seq : 0});
   }
   std::vector<std::shared_ptr<Subscriber>> wake;
   {
@@ -184,8 +185,8 @@ void Channel::close_for_shutdown() {
   if (!records.empty()) {
     std::vector<std::string_view> views(records.begin(), records.end());
     if (auto ec = backend_->put_batch(views)) {
-      ctx_.log.error("TOPIC({}): CHANNEL({}) failed to flush {} messages to disk - {}",
-                     topic_name_, name_, records.size(), ec.message());
+      ctx_.log.error("TOPIC({}): CHANNEL({}) failed to flush {} messages to disk - {}", topic_name_,
+                     name_, records.size(), ec.message());
     }
   }
   if (auto ec = backend_->close()) {

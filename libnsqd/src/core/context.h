@@ -42,9 +42,9 @@ class PendingToken {
 struct QueueContext {
   const Options& options;
   spdlog::logger& log;
-  WorkerPool& disk_pool;                   // blocking disk reads
-  DiskWriter& disk_writer;                 // every write
-  diskqueue::TimerThread& deadlines;       // in-flight and deferred deadlines (a thread of their own)
+  WorkerPool& disk_pool;              // blocking disk reads
+  DiskWriter& disk_writer;            // every write
+  diskqueue::TimerThread& deadlines;  // in-flight and deferred deadlines (a thread of their own)
   // Opens the disk queue of a topic ("t") or channel ("t:c").
   std::function<std::shared_ptr<diskqueue::DiskQueue>(const std::string& queue_name)> open_backend;
   // Topology (non-ephemeral topics, channels, paused flags) changed: nsqd.dat is due.

@@ -11,7 +11,8 @@ class Category final : public std::error_category {
   // The texts are Go nsqd's: they end up in E_PUB_FAILED replies.
   std::string message(int value) const override {
     switch (static_cast<errc>(value)) {
-      case errc::exiting: return "exiting";
+      case errc::exiting:
+        return "exiting";
     }
     return "unknown nsqd error";
   }

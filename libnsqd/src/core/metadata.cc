@@ -262,7 +262,8 @@ class MetadataHandler : public rapidjson::BaseReaderHandler<rapidjson::UTF8<>, M
       case Target::topic: {
         auto* t = static_cast<TopicSlot*>(f.ptr);
         if (f.field == Field::name) {
-          return {Target::string, &t->name, "Go struct field TopicMetadata.topics.name of type string"};
+          return {Target::string, &t->name,
+                  "Go struct field TopicMetadata.topics.name of type string"};
         }
         if (f.field == Field::paused) {
           return {Target::boolean, &t->paused,
@@ -329,7 +330,8 @@ Topology to_topology(MetadataSlot&& m) {
   for (TopicSlot& t : std::move(m.topics).take()) {
     TopicEntry entry{std::move(t.name), t.paused, {}};
     for (ChannelSlot& c : std::move(t.channels).take()) {
-      entry.channels.push_back({std::move(c.name), c.paused});  // a nameless one is skipped by the loader
+      entry.channels.push_back(
+          {std::move(c.name), c.paused});  // a nameless one is skipped by the loader
     }
     out.topics.push_back(std::move(entry));
   }
@@ -370,8 +372,8 @@ tl::expected<Topology, std::string> decode(std::string_view json) {
   }
   for (std::size_t i = stream.Tell(); i < json.size(); ++i) {
     if (!is_json_space(json[i])) {
-      return Error("invalid character " + quote_char(json[i]) + " after top-level value at offset " +
-                   std::to_string(i));
+      return Error("invalid character " + quote_char(json[i]) +
+                   " after top-level value at offset " + std::to_string(i));
     }
   }
   if (!handler.type_error().empty()) return Error(handler.type_error());

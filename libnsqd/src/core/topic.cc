@@ -4,9 +4,9 @@
 
 #include <optional>
 
-#include "nsqd/errc.h"
-#include "nsq/names.h"
 #include "core/worker_pool.h"
+#include "nsq/names.h"
+#include "nsqd/errc.h"
 
 namespace nsq::nsqd {
 namespace {
@@ -174,7 +174,8 @@ void Topic::drain() {
         // goes back in front of the backlog, which shutdown writes to disk.
         // Durable: it never left (not committed); reopening reads it again.
         if (durable) batch.clear();
-        for (auto it = batch.rbegin(); it != batch.rend(); ++it) backlog_.push_front(std::move(*it));
+        for (auto it = batch.rbegin(); it != batch.rend(); ++it)
+          backlog_.push_front(std::move(*it));
         draining_ = false;
         idle_cv_.notify_all();
         return;

@@ -89,18 +89,18 @@ class Topic : public std::enable_shared_from_this<Topic> {
   const std::shared_ptr<diskqueue::DiskQueue> backend_;  // null when ephemeral
 
   mutable std::mutex mu_;
-  IdGenerator ids_;                                       // guarded by mu_
+  IdGenerator ids_;                                           // guarded by mu_
   std::map<std::string, std::shared_ptr<Channel>> channels_;  // guarded by mu_
-  std::deque<Pending> backlog_;       // guarded by mu_
-  bool backend_has_data_ = false;     // guarded by mu_
-  int backend_writes_ = 0;            // guarded by mu_: spills not landed yet
-  bool draining_ = false;             // guarded by mu_
-  std::condition_variable idle_cv_;   // draining_ or backend_writes_ dropped
-  bool paused_ = false;               // guarded by mu_
-  bool started_ = true;               // guarded by mu_
-  bool exiting_ = false;              // guarded by mu_
-  std::uint64_t message_count_ = 0;   // guarded by mu_
-  std::uint64_t message_bytes_ = 0;   // guarded by mu_
+  std::deque<Pending> backlog_;                               // guarded by mu_
+  bool backend_has_data_ = false;                             // guarded by mu_
+  int backend_writes_ = 0;           // guarded by mu_: spills not landed yet
+  bool draining_ = false;            // guarded by mu_
+  std::condition_variable idle_cv_;  // draining_ or backend_writes_ dropped
+  bool paused_ = false;              // guarded by mu_
+  bool started_ = true;              // guarded by mu_
+  bool exiting_ = false;             // guarded by mu_
+  std::uint64_t message_count_ = 0;  // guarded by mu_
+  std::uint64_t message_bytes_ = 0;  // guarded by mu_
 };
 
 }  // namespace nsq::nsqd

@@ -44,9 +44,9 @@ class WorkerPool {
   std::deque<std::function<void()>> jobs_;  // guarded by mu_
   bool stop_ = false;                       // guarded by mu_
   const std::chrono::microseconds idle_spin_;
-  std::atomic<std::size_t> queued_{0};  // jobs_.size(), readable without mu_
-  std::atomic<bool> spinning_{false};   // a thread is looking before it sleeps
-  std::atomic<bool> spin_worth_{true};  // the last job came within idle_spin_
+  std::atomic<std::size_t> queued_{0};                // jobs_.size(), readable without mu_
+  std::atomic<bool> spinning_{false};                 // a thread is looking before it sleeps
+  std::atomic<bool> spin_worth_{true};                // the last job came within idle_spin_
   std::chrono::steady_clock::time_point idle_since_;  // guarded by mu_: queue last went empty
   std::vector<std::thread> threads_;
 };

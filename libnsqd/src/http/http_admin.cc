@@ -7,10 +7,10 @@
 #include <string>
 #include <vector>
 
-#include "core/broker.h"
-#include "http/replies.h"
 #include "config/config_values.h"
 #include "config/option_fields.h"
+#include "core/broker.h"
+#include "http/replies.h"
 #include "nsq/http/v1_api.h"
 #include "nsq/json/writer.h"
 #include "nsq/names.h"
@@ -21,8 +21,8 @@ namespace nsq::nsqd {
 
 using http::Request;
 using http::v1_error;
-using http_replies::ok_text;
 using http::v1_json;
+using http_replies::ok_text;
 
 void HttpApi::do_topic(const std::string& action, const Request& req, const Reply& reply) {
   auto name = req.query_value("topic");
@@ -105,8 +105,8 @@ void HttpApi::do_config(const std::string& opt, const Request& req, const Reply&
     Options o = runtime;
     if (o.broadcast_tcp_port == 0 && node_.tcp_port) o.broadcast_tcp_port = node_.tcp_port();
     if (o.broadcast_http_port == 0 && node_.http_port) o.broadcast_http_port = node_.http_port();
-    o.statsd_prefix = expand_statsd_prefix(o.statsd_prefix, o.broadcast_address,
-                                           o.broadcast_http_port);
+    o.statsd_prefix =
+        expand_statsd_prefix(o.statsd_prefix, o.broadcast_address, o.broadcast_http_port);
     if (opt == "nsqlookupd_tcp_addresses" && lookupd_addresses_null_) return v1_json("null");
     auto v = config_value(o, opt);
     return v->json ? v1_json(v->body) : ok_text(v->body);
@@ -152,8 +152,7 @@ void HttpApi::do_config(const std::string& opt, const Request& req, const Reply&
           break;
         }
         // Go's decoder stores each invalid UTF-8 byte as U+FFFD.
-        addresses.push_back(
-            utf8::sanitize(std::string_view(v.GetString(), v.GetStringLength())));
+        addresses.push_back(utf8::sanitize(std::string_view(v.GetString(), v.GetStringLength())));
       }
     }
     if (!ok) {

@@ -10,16 +10,16 @@
 #include <map>
 
 #include "core/broker.h"
+#include "core/worker_pool.h"
 #include "http/replies.h"
 #include "net/conn_registry.h"
-#include "nsq/http/v1_api.h"
 #include "nsq/http/router.h"
+#include "nsq/http/v1_api.h"
 #include "nsq/json/writer.h"
+#include "nsq/stats/json.h"
 #include "nsqd/options_parser.h"
 #include "stats/prometheus.h"
-#include "nsq/stats/json.h"
 #include "stats/stats_text.h"
-#include "core/worker_pool.h"
 
 namespace nsq::nsqd {
 namespace {
@@ -50,7 +50,10 @@ stats::Memory process_memory() {
 
 HttpApi::HttpApi(Broker& broker, ConnRegistry& conns, NodeInfo node,
                  std::shared_ptr<spdlog::logger> log)
-    : broker_(broker), conns_(conns), node_(std::move(node)), log_(std::move(log)),
+    : broker_(broker),
+      conns_(conns),
+      node_(std::move(node)),
+      log_(std::move(log)),
       runtime_(broker.options()) {}
 
 void HttpApi::handle(Request request, Reply reply) {
@@ -68,8 +71,18 @@ namespace {
 
 // Handler numbers of the route table (Go's nsqd/http.go, plus /metrics).
 enum RouteId {
-  kPing, kInfo, kPub, kMpub, kStats, kMetrics, kTopicAction, kChannelAction, kConfig,
-  kPprof, kSetBlockRate, kFreeMemory
+  kPing,
+  kInfo,
+  kPub,
+  kMpub,
+  kStats,
+  kMetrics,
+  kTopicAction,
+  kChannelAction,
+  kConfig,
+  kPprof,
+  kSetBlockRate,
+  kFreeMemory
 };
 
 http::Router make_router() {
@@ -105,8 +118,10 @@ std::size_t HttpApi::body_limit(const Request& head) const {
   auto found = router().route(head);
   const Options& o = broker_.options();
   if (found.kind == http::Router::Result::Kind::match) {
-    if (found.id == kPub) return static_cast<std::size_t>(std::max<std::int64_t>(o.max_msg_size, 0));
-    if (found.id == kMpub) return static_cast<std::size_t>(std::max<std::int64_t>(o.max_body_size, 0));
+    if (found.id == kPub)
+      return static_cast<std::size_t>(std::max<std::int64_t>(o.max_msg_size, 0));
+    if (found.id == kMpub)
+      return static_cast<std::size_t>(std::max<std::int64_t>(o.max_body_size, 0));
   }
   return std::numeric_limits<std::size_t>::max();
 }
@@ -130,15 +145,33 @@ void HttpApi::route(const Request& req, const Reply& reply) {
   switch (found.id) {
     case kPprof:
     case kSetBlockRate:
-    case kFreeMemory: do_debug(req, reply); return;
-    case kInfo: do_info(req, reply); return;
-    case kStats: do_stats(req, reply); return;
-    case kMetrics: do_metrics(req, reply); return;
-    case kPub: do_pub(req, reply); return;
-    case kMpub: do_mpub(req, reply); return;
-    case kTopicAction: do_topic(path.substr(7), req, reply); return;
-    case kChannelAction: do_channel(path.substr(9), req, reply); return;
-    default: do_config(found.param, req, reply); return;
+    case kFreeMemory:
+      do_debug(req, reply);
+      return;
+    case kInfo:
+      do_info(req, reply);
+      return;
+    case kStats:
+      do_stats(req, reply);
+      return;
+    case kMetrics:
+      do_metrics(req, reply);
+      return;
+    case kPub:
+      do_pub(req, reply);
+      return;
+    case kMpub:
+      do_mpub(req, reply);
+      return;
+    case kTopicAction:
+      do_topic(path.substr(7), req, reply);
+      return;
+    case kChannelAction:
+      do_channel(path.substr(9), req, reply);
+      return;
+    default:
+      do_config(found.param, req, reply);
+      return;
   }
 }
 
@@ -178,9 +211,9 @@ void HttpApi::do_ping(const Request&, const Reply& reply) {
 
 void HttpApi::do_info(const Request&, const Reply& reply) {
   const Options& o = broker_.options();
-  std::string json = "{\"version\":\"1.3.0\",\"broadcast_address\":" +
-                     json::quote(o.broadcast_address) +
-                     ",\"hostname\":" + json::quote(node_.hostname);
+  std::string json =
+      "{\"version\":\"1.3.0\",\"broadcast_address\":" + json::quote(o.broadcast_address) +
+      ",\"hostname\":" + json::quote(node_.hostname);
   json += ",\"http_port\":" + std::to_string(node_.http_port()) +
           ",\"tcp_port\":" + std::to_string(node_.tcp_port()) +
           ",\"start_time\":" + std::to_string(node_.start_time) +
@@ -262,7 +295,8 @@ stats::Snapshot HttpApi::snapshot(const std::string& topic_filter,
 void HttpApi::do_stats(const Request& req, const Reply& reply) {
   std::string topic = req.query_value("topic").value_or("");
   std::string channel = req.query_value("channel").value_or("");
-  bool include_clients = parse_bool(req.query_value("include_clients").value_or("true")).value_or(true);
+  bool include_clients =
+      parse_bool(req.query_value("include_clients").value_or("true")).value_or(true);
   bool include_mem = parse_bool(req.query_value("include_mem").value_or("true")).value_or(true);
   stats::Snapshot s = snapshot(topic, channel, include_clients, include_mem);
   if (req.query_value("format").value_or("") == "json") {

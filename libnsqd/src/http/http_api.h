@@ -9,8 +9,8 @@
 #include <vector>
 
 #include "nsq/http/message.h"
-#include "nsqd/options.h"
 #include "nsq/stats/model.h"
+#include "nsqd/options.h"
 
 namespace spdlog {
 class logger;

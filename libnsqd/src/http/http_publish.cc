@@ -16,8 +16,8 @@ namespace nsq::nsqd {
 
 using http::Request;
 using http::v1_error;
-using http_replies::ok_text;
 using http_replies::declared_length_over;
+using http_replies::ok_text;
 
 void HttpApi::publish(const std::string& topic_name, std::vector<std::string_view> bodies,
                       std::chrono::milliseconds defer, const Reply& reply) {

@@ -1,14 +1,14 @@
 #include "lookup/lookup_client.h"
 
 #include <arpa/inet.h>
-#include <cerrno>
-#include <cstring>
 #include <fcntl.h>
 #include <netdb.h>
 #include <poll.h>
 #include <spdlog/spdlog.h>
 #include <sys/socket.h>
 #include <unistd.h>
+#include <cerrno>
+#include <cstring>
 
 #include <algorithm>
 #include <future>
@@ -70,7 +70,8 @@ std::pair<std::string, std::string> split_host_port(const std::string& address) 
   auto colon = address.rfind(':');
   if (colon == std::string::npos) return {address, ""};
   std::string host = address.substr(0, colon);
-  if (host.size() >= 2 && host.front() == '[' && host.back() == ']') host = host.substr(1, host.size() - 2);
+  if (host.size() >= 2 && host.front() == '[' && host.back() == ']')
+    host = host.substr(1, host.size() - 2);
   return {host, address.substr(colon + 1)};
 }
 
@@ -78,12 +79,16 @@ std::pair<std::string, std::string> split_host_port(const std::string& address) 
 
 LookupClient::LookupClient(Settings settings, std::function<Topology()> topology,
                            std::shared_ptr<spdlog::logger> log)
-    : settings_(std::move(settings)), topology_(std::move(topology)), log_(std::move(log)),
+    : settings_(std::move(settings)),
+      topology_(std::move(topology)),
+      log_(std::move(log)),
       addresses_(settings_.addresses) {}
 
 LookupClient::~LookupClient() { stop(); }
 
-void LookupClient::start() { thread_ = std::thread([this] { run(); }); }
+void LookupClient::start() {
+  thread_ = std::thread([this] { run(); });
+}
 
 void LookupClient::stop() {
   {
@@ -188,7 +193,8 @@ void LookupClient::run() {
       }
       peers_ = std::move(kept);
       for (const auto& a : *addresses) {
-        bool known = std::any_of(peers_.begin(), peers_.end(), [&](const Peer& p) { return p.address == a; });
+        bool known = std::any_of(peers_.begin(), peers_.end(),
+                                 [&](const Peer& p) { return p.address == a; });
         if (!known) {
           log_->info("LOOKUP: adding peer {}", a);
           peers_.push_back(Peer{a, -1, {}, 0});
@@ -282,7 +288,8 @@ bool LookupClient::connect(Peer& peer) {
     std::lock_guard lock(mu_);
     if (!peer.lookupd_broadcast_address.empty() && peer.lookupd_http_port > 0) {
       std::pair<std::string, int> endpoint{peer.lookupd_broadcast_address, peer.lookupd_http_port};
-      if (std::find(http_endpoints_.begin(), http_endpoints_.end(), endpoint) == http_endpoints_.end()) {
+      if (std::find(http_endpoints_.begin(), http_endpoints_.end(), endpoint) ==
+          http_endpoints_.end()) {
         http_endpoints_.push_back(endpoint);
       }
     }

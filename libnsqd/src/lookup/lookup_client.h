@@ -90,10 +90,10 @@ class LookupClient {
 
   mutable std::mutex mu_;
   std::condition_variable cv_;
-  std::deque<std::string> commands_;                   // guarded by mu_
+  std::deque<std::string> commands_;                       // guarded by mu_
   std::optional<std::vector<std::string>> new_addresses_;  // guarded by mu_
-  bool stop_ = false;                                  // guarded by mu_
-  std::vector<std::string> addresses_;                 // guarded by mu_
+  bool stop_ = false;                                      // guarded by mu_
+  std::vector<std::string> addresses_;                     // guarded by mu_
   // Lookupd HTTP endpoints of identified peers ("host", port), for channels_of.
   std::vector<std::pair<std::string, int>> http_endpoints_;  // guarded by mu_
 

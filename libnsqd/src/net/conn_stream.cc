@@ -1,13 +1,13 @@
 #include "net/conn_stream.h"
 
+#include <openssl/ssl.h>
+#include <openssl/x509.h>
+#include <sys/socket.h>
 #include <boost/asio/read.hpp>
 #include <boost/asio/redirect_error.hpp>
 #include <boost/asio/steady_timer.hpp>
 #include <boost/asio/use_awaitable.hpp>
 #include <boost/asio/write.hpp>
-#include <openssl/ssl.h>
-#include <openssl/x509.h>
-#include <sys/socket.h>
 
 #include <algorithm>
 #include <cstring>

@@ -1,8 +1,8 @@
 #include "net/tls_context.h"
 
-#include <boost/asio/ssl/context.hpp>
 #include <openssl/err.h>
 #include <openssl/ssl.h>
+#include <boost/asio/ssl/context.hpp>
 
 namespace nsq::nsqd {
 

@@ -68,10 +68,9 @@ tl::expected<State, std::string> query_any(const std::vector<std::string>& addre
       continue;
     }
     std::string target = ep->path + (ep->path.find('?') == std::string::npos ? "?" : "&") + query;
-    auto resp = ep->https
-                    ? https_get(ep->host, ep->port, target, options)
-                    : http::get(ep->host, ep->port, target, options.connect_timeout,
-                                options.request_timeout, options.max_body);
+    auto resp = ep->https ? https_get(ep->host, ep->port, target, options)
+                          : http::get(ep->host, ep->port, target, options.connect_timeout,
+                                      options.request_timeout, options.max_body);
     // As Go's client: a plain server that answers 403 with an https_port
     // (an nsqd-style TLS_REQUIRED) is asked again over https on that port.
     if (resp && !ep->https && resp->status == 403) {

@@ -38,8 +38,9 @@ std::string repetition_problem(const std::string& p) {
   bool after_group = false, group_repeated = false;
   for (std::size_t i = 0; i < p.size(); ++i) {
     char c = p[i];
-    bool quantifier = c == '*' || c == '+' || c == '?' ||
-                      (c == '{' && i + 1 < p.size() && std::isdigit(static_cast<unsigned char>(p[i + 1])));
+    bool quantifier =
+        c == '*' || c == '+' || c == '?' ||
+        (c == '{' && i + 1 < p.size() && std::isdigit(static_cast<unsigned char>(p[i + 1])));
     if (quantifier) {
       if (after_quantifier) {
         if (c == '?' && !lazy_done) {  // `*?`: the lazy form, not a repetition

@@ -1,14 +1,14 @@
 #include "protocol/client_conn.h"
 
+#include <spdlog/spdlog.h>
 #include <boost/asio/co_spawn.hpp>
 #include <boost/asio/detached.hpp>
 #include <boost/asio/post.hpp>
 #include <boost/asio/read.hpp>
-#include <boost/asio/ssl/error.hpp>
 #include <boost/asio/redirect_error.hpp>
+#include <boost/asio/ssl/error.hpp>
 #include <boost/asio/use_awaitable.hpp>
 #include <boost/asio/write.hpp>
-#include <spdlog/spdlog.h>
 
 #include <algorithm>
 #include <cstring>
@@ -88,9 +88,12 @@ void ClientConn::start() {
   read_deadline_ = now + 2 * ms(hb);
   next_heartbeat_ = now + ms(hb);
   auto self = shared_from_this();
-  asio::co_spawn(socket_.get_executor(), [self]() { return self->read_loop(); }, asio::detached);
-  asio::co_spawn(socket_.get_executor(), [self]() { return self->write_loop(); }, asio::detached);
-  asio::co_spawn(socket_.get_executor(), [self]() { return self->watchdog(); }, asio::detached);
+  asio::co_spawn(
+      socket_.get_executor(), [self]() { return self->read_loop(); }, asio::detached);
+  asio::co_spawn(
+      socket_.get_executor(), [self]() { return self->write_loop(); }, asio::detached);
+  asio::co_spawn(
+      socket_.get_executor(), [self]() { return self->watchdog(); }, asio::detached);
 }
 
 void ClientConn::close() {
@@ -132,16 +135,17 @@ awaitable<bool> ClientConn::fill(std::size_t n) {
     }
     std::span<char> space = in_.prepare(n);
     boost::system::error_code ec;
-    std::size_t got =
-        co_await stream_->read_some(asio::buffer(space.data(), space.size()), ec);
+    std::size_t got = co_await stream_->read_some(asio::buffer(space.data(), space.size()), ec);
     if (ec) {
       // A broken compressed or TLS stream is the client's fault: say so.
       if (std::error_code codec = stream_->codec_error()) {
-        broker_.log().error("client({}) - failed to read command - {}", state_.remote(), codec.message());
+        broker_.log().error("client({}) - failed to read command - {}", state_.remote(),
+                            codec.message());
       } else if (ec.category() == asio::error::get_ssl_category()) {
         // (stream_truncated, a close without close_notify, is how most
         // clients hang up: an EOF, not worth an error line.)
-        broker_.log().error("client({}) - failed to read command - {}", state_.remote(), ec.message());
+        broker_.log().error("client({}) - failed to read command - {}", state_.remote(),
+                            ec.message());
       }
       co_return false;
     }
@@ -312,10 +316,9 @@ awaitable<void> ClientConn::watchdog() {
   while (!closed_) {
     auto now = Clock::now();
     std::int64_t hb = state_.settings().heartbeat_interval_ms;
-    const auto write_timeout =
-        hb > 0 ? ms(hb)
-               : std::chrono::duration_cast<std::chrono::milliseconds>(
-                     broker_.options().max_heartbeat_interval);
+    const auto write_timeout = hb > 0 ? ms(hb)
+                                      : std::chrono::duration_cast<std::chrono::milliseconds>(
+                                            broker_.options().max_heartbeat_interval);
     if (hb > 0 && now >= read_deadline_ && !closing_) {
       broker_.log().error("[{}] IO error - read deadline of {}ms passed", state_.remote(), 2 * hb);
       closing_ = true;
@@ -371,13 +374,12 @@ void ClientConn::leave_channel() {
 
 void ClientConn::pump() {
   const std::shared_ptr<Channel>& channel = state_.channel();
-  if (state_.phase() != protocol::Phase::subscribed || !channel || closing_ ||
-      state_.rdy() <= 0) {
+  if (state_.phase() != protocol::Phase::subscribed || !channel || closing_ || state_.rdy() <= 0) {
     return;
   }
   const NegotiatedIdentify& settings = state_.settings();
   if (write_in_flight_ && out_.size() >= static_cast<std::size_t>(std::max<std::int64_t>(
-                                            settings.output_buffer_size, 16384))) {
+                                             settings.output_buffer_size, 16384))) {
     pump_after_write_ = true;  // the socket is behind: wait for it
     return;
   }
@@ -438,12 +440,12 @@ awaitable<bool> ClientConn::run_upgrade(std::string identify_response) {
     std::string early(in_.data());
     in_.consume(early.size());
     boost::system::error_code ec;
-    co_await stream_->start_tls(*security_.tls, early,
-                                std::chrono::duration_cast<std::chrono::milliseconds>(
-                                    kTlsHandshakeTimeout),
-                                ec);
+    co_await stream_->start_tls(
+        *security_.tls, early,
+        std::chrono::duration_cast<std::chrono::milliseconds>(kTlsHandshakeTimeout), ec);
     if (ec) {
-      broker_.log().error("client({}) - IDENTIFY failed TLS handshake - {}", state_.remote(), ec.message());
+      broker_.log().error("client({}) - IDENTIFY failed TLS handshake - {}", state_.remote(),
+                          ec.message());
       closing_ = true;
       resume_writes();
       co_return false;
@@ -457,11 +459,12 @@ awaitable<bool> ClientConn::run_upgrade(std::string identify_response) {
   if (settings.snappy || settings.deflate) {
     std::string early(in_.data());
     in_.consume(early.size());
-    std::error_code ec = settings.snappy ? stream_->start_snappy(early)
-                                          : stream_->start_deflate(
-                                                static_cast<int>(settings.deflate_level), early);
+    std::error_code ec =
+        settings.snappy ? stream_->start_snappy(early)
+                        : stream_->start_deflate(static_cast<int>(settings.deflate_level), early);
     if (ec) {
-      broker_.log().error("client({}) - failed to read command - {}", state_.remote(), ec.message());
+      broker_.log().error("client({}) - failed to read command - {}", state_.remote(),
+                          ec.message());
       closing_ = true;
       resume_writes();
       co_return false;

@@ -133,21 +133,21 @@ class ClientConn final : public Subscriber,
   protocol::ClientState state_;
   protocol::V2Session session_;
 
-  ReadBuffer in_;                 // read, not consumed yet
-  bool body_expected_ = false;    // the command read last asked for its body
+  ReadBuffer in_;                       // read, not consumed yet
+  bool body_expected_ = false;          // the command read last asked for its body
   std::optional<std::string> upgrade_;  // IDENTIFY's response, before an upgrade
-  std::string out_;               // queued for the next write
-  std::string writing_;           // in the write in flight
+  std::string out_;                     // queued for the next write
+  std::string writing_;                 // in the write in flight
   bool write_in_flight_ = false;
-  bool write_paused_ = false;     // an upgrade is writing and switching layers
+  bool write_paused_ = false;  // an upgrade is writing and switching layers
   // Cancelled whenever the write loop takes out_ or ends a write: wakes an
   // upgrade waiting for the write in flight, and the read loop waiting for
   // its unsent output to drain.
   boost::asio::steady_timer write_progress_;
-  bool closing_ = false;          // no more commands; flush and close
+  bool closing_ = false;  // no more commands; flush and close
   bool closed_ = false;
   bool pump_after_write_ = false;
-  bool yield_after_flush_ = false;  // a disk completion resumed this connection
+  bool yield_after_flush_ = false;          // a disk completion resumed this connection
   boost::asio::steady_timer write_signal_;  // wakes the write loop
   boost::asio::steady_timer watchdog_timer_;
   std::chrono::steady_clock::time_point read_deadline_;

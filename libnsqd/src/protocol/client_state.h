@@ -11,8 +11,8 @@
 
 #include "core/context.h"
 #include "nsq/identify.h"
-#include "protocol/auth.h"
 #include "nsq/stats/model.h"
+#include "protocol/auth.h"
 
 namespace nsq::nsqd {
 class Channel;
@@ -53,7 +53,9 @@ class ClientState {
   std::shared_ptr<Channel> unsubscribe();
 
   void count_published(const std::string& topic, std::size_t messages);
-  void count_delivered(std::size_t n) noexcept { message_count_.fetch_add(n, std::memory_order_relaxed); }
+  void count_delivered(std::size_t n) noexcept {
+    message_count_.fetch_add(n, std::memory_order_relaxed);
+  }
   void count_finished() noexcept { finish_count_.fetch_add(1, std::memory_order_relaxed); }
   void count_requeued() noexcept { requeue_count_.fetch_add(1, std::memory_order_relaxed); }
   bool is_producer() const noexcept { return is_producer_.load(std::memory_order_relaxed); }

@@ -6,23 +6,40 @@ namespace nsq::nsqd::protocol {
 
 std::string_view code_name(ErrorCode code) noexcept {
   switch (code) {
-    case ErrorCode::invalid: return "E_INVALID";
-    case ErrorCode::bad_protocol: return "E_BAD_PROTOCOL";
-    case ErrorCode::bad_body: return "E_BAD_BODY";
-    case ErrorCode::bad_topic: return "E_BAD_TOPIC";
-    case ErrorCode::bad_channel: return "E_BAD_CHANNEL";
-    case ErrorCode::bad_message: return "E_BAD_MESSAGE";
-    case ErrorCode::pub_failed: return "E_PUB_FAILED";
-    case ErrorCode::mpub_failed: return "E_MPUB_FAILED";
-    case ErrorCode::dpub_failed: return "E_DPUB_FAILED";
-    case ErrorCode::sub_failed: return "E_SUB_FAILED";
-    case ErrorCode::fin_failed: return "E_FIN_FAILED";
-    case ErrorCode::req_failed: return "E_REQ_FAILED";
-    case ErrorCode::touch_failed: return "E_TOUCH_FAILED";
-    case ErrorCode::auth_disabled: return "E_AUTH_DISABLED";
-    case ErrorCode::auth_failed: return "E_AUTH_FAILED";
-    case ErrorCode::auth_first: return "E_AUTH_FIRST";
-    case ErrorCode::unauthorized: return "E_UNAUTHORIZED";
+    case ErrorCode::invalid:
+      return "E_INVALID";
+    case ErrorCode::bad_protocol:
+      return "E_BAD_PROTOCOL";
+    case ErrorCode::bad_body:
+      return "E_BAD_BODY";
+    case ErrorCode::bad_topic:
+      return "E_BAD_TOPIC";
+    case ErrorCode::bad_channel:
+      return "E_BAD_CHANNEL";
+    case ErrorCode::bad_message:
+      return "E_BAD_MESSAGE";
+    case ErrorCode::pub_failed:
+      return "E_PUB_FAILED";
+    case ErrorCode::mpub_failed:
+      return "E_MPUB_FAILED";
+    case ErrorCode::dpub_failed:
+      return "E_DPUB_FAILED";
+    case ErrorCode::sub_failed:
+      return "E_SUB_FAILED";
+    case ErrorCode::fin_failed:
+      return "E_FIN_FAILED";
+    case ErrorCode::req_failed:
+      return "E_REQ_FAILED";
+    case ErrorCode::touch_failed:
+      return "E_TOUCH_FAILED";
+    case ErrorCode::auth_disabled:
+      return "E_AUTH_DISABLED";
+    case ErrorCode::auth_failed:
+      return "E_AUTH_FAILED";
+    case ErrorCode::auth_first:
+      return "E_AUTH_FIRST";
+    case ErrorCode::unauthorized:
+      return "E_UNAUTHORIZED";
   }
   return "E_INVALID";
 }

@@ -35,10 +35,14 @@ Step V2Session::fail(ProtocolError error) {
 
 Step V2Session::next(std::string_view input, bool ended) {
   switch (stage_) {
-    case Stage::magic: return on_magic(input, ended);
-    case Stage::line: return on_line(input, ended);
-    case Stage::body: return on_body(input, ended);
-    case Stage::done: break;
+    case Stage::magic:
+      return on_magic(input, ended);
+    case Stage::line:
+      return on_line(input, ended);
+    case Stage::body:
+      return on_body(input, ended);
+    case Stage::done:
+      break;
   }
   return close_step();
 }
@@ -85,8 +89,8 @@ std::optional<ProtocolError> V2Session::check_size(std::int32_t size) const {
     case BodyKind::identify:
     case BodyKind::auth:
       if (size > limits_.max_body_size) {
-        return error(ErrorCode::bad_body, cmd + " body too big " + n + " > " +
-                                              std::to_string(limits_.max_body_size));
+        return error(ErrorCode::bad_body,
+                     cmd + " body too big " + n + " > " + std::to_string(limits_.max_body_size));
       }
       if (size <= 0) return error(ErrorCode::bad_body, cmd + " invalid body size " + n);
       return std::nullopt;
@@ -95,15 +99,15 @@ std::optional<ProtocolError> V2Session::check_size(std::int32_t size) const {
         return error(ErrorCode::bad_message, cmd + " invalid message body size " + n);
       }
       if (size > limits_.max_msg_size) {
-        return error(ErrorCode::bad_message, cmd + " message too big " + n + " > " +
-                                                 std::to_string(limits_.max_msg_size));
+        return error(ErrorCode::bad_message,
+                     cmd + " message too big " + n + " > " + std::to_string(limits_.max_msg_size));
       }
       return std::nullopt;
     case BodyKind::mpub:
       if (size <= 0) return error(ErrorCode::bad_body, cmd + " invalid body size " + n);
       if (size > limits_.max_body_size) {
-        return error(ErrorCode::bad_body, cmd + " body too big " + n + " > " +
-                                              std::to_string(limits_.max_body_size));
+        return error(ErrorCode::bad_body,
+                     cmd + " body too big " + n + " > " + std::to_string(limits_.max_body_size));
       }
       return std::nullopt;
   }

@@ -15,10 +15,17 @@ std::string escape_label_value(std::string_view v) {
   out.reserve(v.size());
   for (const char c : v) {
     switch (c) {
-      case '\\': out += "\\\\"; break;
-      case '"': out += "\\\""; break;
-      case '\n': out += "\\n"; break;
-      default: out += c;
+      case '\\':
+        out += "\\\\";
+        break;
+      case '"':
+        out += "\\\"";
+        break;
+      case '\n':
+        out += "\\n";
+        break;
+      default:
+        out += c;
     }
   }
   return out;
@@ -117,27 +124,35 @@ std::string render_prometheus(const stats::Snapshot& s) {
   Family up("nsq_up", "gauge", "1 when nsqd answered this scrape.");
   Family health("nsq_health", "gauge", "1 when nsqd reports its health as OK, else 0.");
   Family info("nsq_info", "gauge", "nsqd version, as a label; always 1.");
-  Family start("nsq_start_time_seconds", "gauge", "Start time of nsqd since the Unix epoch in seconds.");
+  Family start("nsq_start_time_seconds", "gauge",
+               "Start time of nsqd since the Unix epoch in seconds.");
   Family clients("nsq_clients", "gauge", "Consumers subscribed to a channel.");
   Family producers("nsq_producers", "gauge", "TCP connections that have published at least once.");
 
-  Family t_msgs("nsq_topic_messages_total", "counter", "Messages published to the topic since nsqd started.");
-  Family t_bytes("nsq_topic_message_bytes_total", "counter", "Body bytes published to the topic since nsqd started.");
+  Family t_msgs("nsq_topic_messages_total", "counter",
+                "Messages published to the topic since nsqd started.");
+  Family t_bytes("nsq_topic_message_bytes_total", "counter",
+                 "Body bytes published to the topic since nsqd started.");
   Family t_depth("nsq_topic_depth", "gauge", "Messages queued in the topic (memory and disk).");
   Family t_bdepth("nsq_topic_backend_depth", "gauge", "Messages queued in the topic's disk queue.");
   Family t_paused("nsq_topic_paused", "gauge", "1 when the topic is paused.");
   Family t_channels("nsq_topic_channels", "gauge", "Channels of the topic.");
-  Family t_e2e("nsq_topic_e2e_processing_latency_seconds", "summary",
-               "End-to-end processing latency (publish to FIN) over the topic's channels, rolling window.");
+  Family t_e2e(
+      "nsq_topic_e2e_processing_latency_seconds", "summary",
+      "End-to-end processing latency (publish to FIN) over the topic's channels, rolling window.");
   Family t_e2e_n("nsq_topic_e2e_processing_latency_window_samples", "gauge",
                  "FINs in the topic's current e2e latency window.");
 
-  Family c_msgs("nsq_channel_messages_total", "counter", "Messages the channel received from its topic.");
+  Family c_msgs("nsq_channel_messages_total", "counter",
+                "Messages the channel received from its topic.");
   Family c_req("nsq_channel_requeues_total", "counter", "Messages requeued (REQ) on the channel.");
-  Family c_tmo("nsq_channel_timeouts_total", "counter", "In-flight messages of the channel that timed out.");
+  Family c_tmo("nsq_channel_timeouts_total", "counter",
+               "In-flight messages of the channel that timed out.");
   Family c_depth("nsq_channel_depth", "gauge", "Messages queued in the channel (memory and disk).");
-  Family c_bdepth("nsq_channel_backend_depth", "gauge", "Messages queued in the channel's disk queue.");
-  Family c_infl("nsq_channel_in_flight_messages", "gauge", "Messages delivered and awaiting FIN, REQ or timeout.");
+  Family c_bdepth("nsq_channel_backend_depth", "gauge",
+                  "Messages queued in the channel's disk queue.");
+  Family c_infl("nsq_channel_in_flight_messages", "gauge",
+                "Messages delivered and awaiting FIN, REQ or timeout.");
   Family c_def("nsq_channel_deferred_messages", "gauge", "Deferred messages of the channel.");
   Family c_clients("nsq_channel_clients", "gauge", "Consumers subscribed to the channel.");
   Family c_paused("nsq_channel_paused", "gauge", "1 when the channel is paused.");
@@ -202,11 +217,12 @@ std::string render_prometheus(const stats::Snapshot& s) {
 
   std::string out;
   out.reserve(4096);
-  for (const Family* f : {&up, &health, &info, &start, &clients, &producers, &t_msgs, &t_bytes,
-                          &t_depth, &t_bdepth, &t_paused, &t_channels, &t_e2e, &t_e2e_n, &c_msgs,
-                          &c_req, &c_tmo, &c_depth, &c_bdepth, &c_infl, &c_def, &c_clients,
-                          &c_paused, &c_e2e, &c_e2e_n, &m_objects, &m_idle, &m_inuse, &m_released,
-                          &m_nextgc, &m_gcpause, &m_gcruns}) {
+  for (const Family* f :
+       {&up,         &health,   &info,      &start,    &clients,    &producers, &t_msgs,
+        &t_bytes,    &t_depth,  &t_bdepth,  &t_paused, &t_channels, &t_e2e,     &t_e2e_n,
+        &c_msgs,     &c_req,    &c_tmo,     &c_depth,  &c_bdepth,   &c_infl,    &c_def,
+        &c_clients,  &c_paused, &c_e2e,     &c_e2e_n,  &m_objects,  &m_idle,    &m_inuse,
+        &m_released, &m_nextgc, &m_gcpause, &m_gcruns}) {
     f->write(out);
   }
   return out;

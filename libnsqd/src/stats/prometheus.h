@@ -33,7 +33,8 @@ namespace nsq::nsqd {
 std::string render_prometheus(const stats::Snapshot& s);
 
 // The Content-Type to serve it with.
-inline constexpr std::string_view kPrometheusContentType = "text/plain; version=0.0.4; charset=utf-8";
+inline constexpr std::string_view kPrometheusContentType =
+    "text/plain; version=0.0.4; charset=utf-8";
 
 namespace prometheus {
 

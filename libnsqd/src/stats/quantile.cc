@@ -10,7 +10,8 @@ namespace nsq::nsqd {
 namespace {
 
 constexpr std::uint64_t kSub = 1u << LatencyStream::kSubBits;
-constexpr std::uint64_t kMaxValue = static_cast<std::uint64_t>(std::numeric_limits<std::int64_t>::max());
+constexpr std::uint64_t kMaxValue =
+    static_cast<std::uint64_t>(std::numeric_limits<std::int64_t>::max());
 
 }  // namespace
 

@@ -51,8 +51,7 @@ class LatencyStream {
   // with no stream at all the result is Go's empty Result (configured false,
   // count 0), as for a topic without channels. Quantiles are the first
   // stream's. Locks one stream at a time.
-  static stats::Latency merge(std::span<const LatencyStream* const> streams,
-                              Clock::time_point now);
+  static stats::Latency merge(std::span<const LatencyStream* const> streams, Clock::time_point now);
 
   const std::vector<double>& quantiles() const noexcept { return quantiles_; }
 

@@ -157,14 +157,10 @@ std::string render_stats_text(const stats::Snapshot& s, std::string_view version
     const auto& m = *s.memory;
     out += "\nMemory:\n";
     const std::pair<const char*, std::int64_t> rows[] = {
-        {"heap_objects", m.heap_objects},
-        {"heap_idle_bytes", m.heap_idle_bytes},
-        {"heap_in_use_bytes", m.heap_in_use_bytes},
-        {"heap_released_bytes", m.heap_released_bytes},
-        {"gc_pause_usec_100", m.gc_pause_usec_100},
-        {"gc_pause_usec_99", m.gc_pause_usec_99},
-        {"gc_pause_usec_95", m.gc_pause_usec_95},
-        {"next_gc_bytes", m.next_gc_bytes},
+        {"heap_objects", m.heap_objects},           {"heap_idle_bytes", m.heap_idle_bytes},
+        {"heap_in_use_bytes", m.heap_in_use_bytes}, {"heap_released_bytes", m.heap_released_bytes},
+        {"gc_pause_usec_100", m.gc_pause_usec_100}, {"gc_pause_usec_99", m.gc_pause_usec_99},
+        {"gc_pause_usec_95", m.gc_pause_usec_95},   {"next_gc_bytes", m.next_gc_bytes},
         {"gc_total_runs", m.gc_total_runs},
     };
     for (const auto& [name, value] : rows) {
@@ -176,8 +172,7 @@ std::string render_stats_text(const stats::Snapshot& s, std::string_view version
   for (const auto& t : s.topics) {
     const std::string e2e = text::latency_list(t.e2e);
     appendf(out,
-            "\n%s[%s] depth: %-5" PRId64 " be-depth: %-5" PRId64 " msgs: %-8" PRIu64
-            " e2e%%: %s\n",
+            "\n%s[%s] depth: %-5" PRId64 " be-depth: %-5" PRId64 " msgs: %-8" PRIu64 " e2e%%: %s\n",
             t.paused ? "*P " : "   ", pad(t.name, 15).c_str(), t.depth, t.backend_depth,
             t.message_count, e2e.c_str());
     for (const auto& c : t.channels) {

@@ -23,7 +23,8 @@ bool is_ephemeral(std::string_view name) {
 
 class LineWriter {
  public:
-  LineWriter(std::vector<std::string>& out, const std::string& prefix) : out_(out), prefix_(prefix) {}
+  LineWriter(std::vector<std::string>& out, const std::string& prefix)
+      : out_(out), prefix_(prefix) {}
 
   void counter(std::string_view name, std::int64_t v) { line(name, v, "|c"); }
   void gauge(std::string_view name, std::int64_t v) { line(name, v, "|g"); }
@@ -95,7 +96,8 @@ int dial_udp(const std::string& address) {
   hints.ai_family = AF_UNSPEC;
   hints.ai_socktype = SOCK_DGRAM;
   addrinfo* res = nullptr;
-  if (::getaddrinfo(ep.host.empty() ? nullptr : ep.host.c_str(), ep.port.c_str(), &hints, &res) != 0) {
+  if (::getaddrinfo(ep.host.empty() ? nullptr : ep.host.c_str(), ep.port.c_str(), &hints, &res) !=
+      0) {
     return -1;
   }
   int fd = -1;
@@ -184,7 +186,8 @@ std::vector<std::string> statsd_lines(const stats::Snapshot& current,
     const std::int64_t last_runs =
         previous != nullptr && previous->memory ? previous->memory->gc_total_runs : 0;
     // Go: GCTotalRuns is a uint32; the difference is taken in uint32.
-    const auto runs = static_cast<std::uint32_t>(m.gc_total_runs) - static_cast<std::uint32_t>(last_runs);
+    const auto runs =
+        static_cast<std::uint32_t>(m.gc_total_runs) - static_cast<std::uint32_t>(last_runs);
     w.counter("mem.gc_runs", static_cast<std::int64_t>(runs));
   }
   return lines;

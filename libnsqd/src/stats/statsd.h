@@ -98,8 +98,8 @@ class StatsdSender {
 
   mutable std::mutex mu_;
   std::condition_variable cv_;
-  bool stopping_ = false;      // guarded by mu_
-  std::uint64_t pushes_ = 0;   // guarded by mu_
+  bool stopping_ = false;     // guarded by mu_
+  std::uint64_t pushes_ = 0;  // guarded by mu_
   std::thread thread_;
 };
 

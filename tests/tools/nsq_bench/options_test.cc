@@ -94,13 +94,13 @@ TEST(Options, UsageListsTheFlags) {
 
 TEST(Validate, Modes) {
   Options o;
-  for (const auto& [text, mode] :
-       std::vector<std::pair<std::string, Mode>>{{"writer", Mode::writer},
-                                                 {"reader", Mode::reader},
-                                                 {"both", Mode::both},
-                                                 {"pub-latency", Mode::pub_latency},
-                                                 {"loopback-limit", Mode::loopback_limit},
-                                                 {"group-commit-limit", Mode::group_commit_limit}}) {
+  for (const auto& [text, mode] : std::vector<std::pair<std::string, Mode>>{
+           {"writer", Mode::writer},
+           {"reader", Mode::reader},
+           {"both", Mode::both},
+           {"pub-latency", Mode::pub_latency},
+           {"loopback-limit", Mode::loopback_limit},
+           {"group-commit-limit", Mode::group_commit_limit}}) {
     o.mode = text;
     EXPECT_EQ(validate(o), mode) << text;
     EXPECT_EQ(mode_name(mode), text);

@@ -212,9 +212,8 @@ TEST_F(ArchiveRouterTest, SkipEmptyFilesClosesOnIntervalInsteadOfOpeningEmptyOne
   // The interval passes on a tick: the file is closed (moved), none opened.
   // The move links then unlinks (Go's exclusiveRename), so for an instant the
   // file is in both directories: wait for the settled state.
-  ASSERT_TRUE(eventually([&] {
-    return files_in(dir_.path() / "out") == 1 && files_in(dir_.path() / "work") == 0;
-  }));
+  ASSERT_TRUE(eventually(
+      [&] { return files_in(dir_.path() / "out") == 1 && files_in(dir_.path() / "work") == 0; }));
   push("y");
   ASSERT_TRUE(responder_->wait_finished(2, 5s));
   finish_run();

@@ -411,9 +411,9 @@ TEST_F(NsqToHttpTest, GetSendsTheUrlUserInfoAsBasicAuth) {
 TEST_F(NsqToHttpTest, HeaderAuthorizationWinsOverTheUrlUserInfo) {
   RecordingEndpoint endpoint;
   ASSERT_TRUE(endpoint.start());
-  auto requests = deliver_one("authboth", "x", endpoint,
-                              {"--post=" + endpoint.url("/in", "user:pa%3Ass@"),
-                               "--header=Authorization: Bearer tok"});
+  auto requests = deliver_one(
+      "authboth", "x", endpoint,
+      {"--post=" + endpoint.url("/in", "user:pa%3Ass@"), "--header=Authorization: Bearer tok"});
   ASSERT_EQ(requests.size(), 1u);
   EXPECT_EQ(header_values(requests[0], "authorization"), std::vector<std::string>{"Bearer tok"});
 }

@@ -134,16 +134,15 @@ TEST(AsyncPut, ConcurrentDurablePublishersAllLandInOrder) {
 TEST(AsyncPut, EachJobWritesOneGroupAndQueuesTheNext) {
   TempDir dir;
   std::deque<std::function<void()>> jobs;
-  auto q = DiskQueue::open(options(dir, [&](std::function<void()> job) {
-    jobs.push_back(std::move(job));
-  }));
+  auto q = DiskQueue::open(
+      options(dir, [&](std::function<void()> job) { jobs.push_back(std::move(job)); }));
   ASSERT_TRUE(q);
   int acked = 0;
   std::function<void(std::error_code)> again = [&](std::error_code ec) {
     EXPECT_FALSE(ec);
     if (++acked < 5) {
-      EXPECT_FALSE((*q)->put_batch_async(one("r" + std::to_string(acked)), Durability::written,
-                                         again));
+      EXPECT_FALSE(
+          (*q)->put_batch_async(one("r" + std::to_string(acked)), Durability::written, again));
     }
   };
   ASSERT_FALSE((*q)->put_batch_async(one("r0"), Durability::written, again));
@@ -166,8 +165,8 @@ TEST(AsyncPut, CloseFinishesPendingPutsThenRefusesNewOnes) {
   Completions done;
   constexpr int kPuts = 500;
   for (int i = 0; i < kPuts; ++i) {
-    ASSERT_FALSE((*q)->put_batch_async(one("r" + std::to_string(i)), Durability::fsync,
-                                       done.callback()));
+    ASSERT_FALSE(
+        (*q)->put_batch_async(one("r" + std::to_string(i)), Durability::fsync, done.callback()));
   }
   ASSERT_FALSE((*q)->close());
   // close() returned only after every accepted put was reported.
@@ -237,9 +236,8 @@ TEST(TryPut, WritesAtOnceWhenNothingElseIsWriting) {
 TEST(TryPut, BusyBehindPendingAsyncPutsThenWritesAfterThem) {
   TempDir dir;
   std::deque<std::function<void()>> jobs;  // run by hand
-  auto q = DiskQueue::open(options(dir, [&](std::function<void()> job) {
-    jobs.push_back(std::move(job));
-  }));
+  auto q = DiskQueue::open(
+      options(dir, [&](std::function<void()> job) { jobs.push_back(std::move(job)); }));
   ASSERT_TRUE(q);
   Completions done;
   ASSERT_FALSE((*q)->put_batch_async({"first"}, Durability::written, done.callback()));

@@ -43,11 +43,14 @@ std::string message_payload(int i, std::string_view body) {
 TEST(Compat, ReadsQueueWrittenInGoFormat) {
   TempDir dir;
   // Segment 3 fully read except the last record; 4 is the write segment.
-  std::string seg3 = record_bytes(message_payload(0, "old")) + record_bytes(message_payload(1, "b1"));
-  std::string seg4 = record_bytes(message_payload(2, "c1")) + record_bytes(message_payload(3, "c2"));
+  std::string seg3 =
+      record_bytes(message_payload(0, "old")) + record_bytes(message_payload(1, "b1"));
+  std::string seg4 =
+      record_bytes(message_payload(2, "c1")) + record_bytes(message_payload(3, "c2"));
   write_file(dir.path() / "orders.diskqueue.000003.dat", seg3);
   write_file(dir.path() / "orders.diskqueue.000004.dat", seg4);
-  std::int64_t first_len = static_cast<std::int64_t>(record_bytes(message_payload(0, "old")).size());
+  std::int64_t first_len =
+      static_cast<std::int64_t>(record_bytes(message_payload(0, "old")).size());
   write_file(dir.path() / "orders.diskqueue.meta.dat",
              "3\n3," + std::to_string(first_len) + "\n4," + std::to_string(seg4.size()) + "\n");
 

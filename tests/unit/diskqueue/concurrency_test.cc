@@ -33,7 +33,8 @@ void run_writers_and_reader(std::int64_t sync_every, int writers, int per_writer
   for (int w = 0; w < writers; ++w) {
     threads.emplace_back([&, w] {
       for (int i = 0; i < per_writer; ++i) {
-        std::string rec = "w" + std::to_string(w) + ":" + std::to_string(i) + std::string(i % 300, '.');
+        std::string rec =
+            "w" + std::to_string(w) + ":" + std::to_string(i) + std::string(i % 300, '.');
         Durability d = durable && durable(w) ? Durability::fsync : Durability::written;
         if ((*q)->put(rec, d)) ++failures;
       }

@@ -3,15 +3,15 @@
 // come back.
 #include <gtest/gtest.h>
 
+#include <sys/wait.h>
+#include <unistd.h>
 #include <csignal>
 #include <cstring>
 #include <filesystem>
 #include <future>
 #include <random>
 #include <set>
-#include <sys/wait.h>
 #include <thread>
-#include <unistd.h>
 
 #include "diskqueue/disk_queue.h"
 #include "testutil/temp_dir.h"

@@ -4,11 +4,11 @@
 
 #include <gtest/gtest.h>
 
-#include <csignal>
-#include <random>
 #include <sys/resource.h>
 #include <sys/wait.h>
 #include <unistd.h>
+#include <csignal>
+#include <random>
 
 #include "testutil/temp_dir.h"
 
@@ -94,7 +94,8 @@ std::string crash_record(std::uint32_t index) {
 bool valid_crash_record(const std::string& rec, std::uint32_t& index) {
   auto semi = rec.find(';');
   auto tail = rec.rfind(";sum=");
-  if (rec.rfind("idx=", 0) != 0 || semi == std::string::npos || tail == std::string::npos) return false;
+  if (rec.rfind("idx=", 0) != 0 || semi == std::string::npos || tail == std::string::npos)
+    return false;
   index = static_cast<std::uint32_t>(std::stoul(rec.substr(4, semi - 4)));
   return crash_record(index) == rec;
 }

@@ -96,7 +96,8 @@ TEST_P(FullDisk, AcknowledgedRecordsSurviveAndPutsRecoverWhenSpaceIsFreed) {
   // After a reopen: the rest, and nothing else; no segment was taken for bad.
   auto q = DiskQueue::open(options(fs.path() / "q"));
   ASSERT_TRUE(q);
-  EXPECT_EQ((*q)->depth(), static_cast<std::int64_t>(acknowledged.size() - acknowledged.size() / 2));
+  EXPECT_EQ((*q)->depth(),
+            static_cast<std::int64_t>(acknowledged.size() - acknowledged.size() / 2));
   for (std::size_t i = acknowledged.size() / 2; i < acknowledged.size(); ++i) {
     auto r = (*q)->try_read();
     ASSERT_TRUE(r) << "record " << i << " of " << acknowledged.size() << " missing after reopen";

@@ -155,7 +155,7 @@ TEST(Preallocate, ACrashImageLosesTheZerosAndNoRecord) {
 // A crash image past the checkpoint: "ok" is checkpointed (write position 6),
 // "more" was put after it, then `tail`.
 std::unique_ptr<DiskQueue> open_crash_image(const fs::path& dir, const std::string& tail,
-                                               CapturedLog& log) {
+                                            CapturedLog& log) {
   write_file(dir / "p.diskqueue.meta.dat", "1\n0,0\n0,6\n");
   write_file(segment(dir, 0), record_bytes("ok") + record_bytes("more") + tail);
   auto q = DiskQueue::open(options(dir, 0, &log));

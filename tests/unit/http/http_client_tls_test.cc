@@ -3,9 +3,9 @@
 // verified, untrusted, wrong name, skip-verify, client certificates, timeout.
 
 #include <arpa/inet.h>
-#include <signal.h>
 #include <gtest/gtest.h>
 #include <netinet/in.h>
+#include <signal.h>
 #include <sys/socket.h>
 #include <unistd.h>
 
@@ -106,8 +106,7 @@ TEST_F(HttpsClient, UntrustedCertificateFails) {
   serve(pki_.rogue_cert(), pki_.rogue_key());  // self-signed
   auto resp = request(https_request());
   ASSERT_FALSE(resp);
-  EXPECT_NE(resp.error().find("TLS handshake with 127.0.0.1:"), std::string::npos)
-      << resp.error();
+  EXPECT_NE(resp.error().find("TLS handshake with 127.0.0.1:"), std::string::npos) << resp.error();
   EXPECT_NE(resp.error().find("certificate verify failed"), std::string::npos) << resp.error();
   EXPECT_EQ(seen().method, "");  // no request reached the handler
 }

@@ -89,8 +89,8 @@ class Client {
     std::size_t pos = line_end;
     while (pos != std::string::npos && pos < head_text.size()) {
       std::size_t next = head_text.find("\r\n", pos + 2);
-      std::string line = head_text.substr(pos + 2, next == std::string::npos ? std::string::npos
-                                                                              : next - pos - 2);
+      std::string line =
+          head_text.substr(pos + 2, next == std::string::npos ? std::string::npos : next - pos - 2);
       auto colon = line.find(':');
       if (colon != std::string::npos) {
         std::string name = line.substr(0, colon);
@@ -154,8 +154,9 @@ std::string get(const std::string& target, const std::string& extra = "") {
 
 std::string post(const std::string& target, const std::string& body,
                  const std::string& extra = "") {
-  return "POST " + target + " HTTP/1.1\r\nHost: test\r\nContent-Length: " +
-         std::to_string(body.size()) + "\r\n" + extra + "\r\n" + body;
+  return "POST " + target +
+         " HTTP/1.1\r\nHost: test\r\nContent-Length: " + std::to_string(body.size()) + "\r\n" +
+         extra + "\r\n" + body;
 }
 
 // Describes the request, so tests can check what the handler saw.
@@ -241,7 +242,7 @@ class HttpServerTest : public ::testing::Test {
   std::unique_ptr<Server> server_;
   std::atomic<int> requests_{0};
   std::mutex mu_;
-  std::vector<std::string> errors_;   // guarded by mu_
+  std::vector<std::string> errors_;    // guarded by mu_
   std::vector<std::thread> repliers_;  // guarded by mu_
   std::vector<ReplyFn> kept_;          // guarded by mu_
 };
@@ -305,7 +306,8 @@ TEST_F(HttpServerTest, KeepAliveReusesOneConnection) {
   start();
   Client c(port());
   for (int i = 0; i < 10; ++i) {
-    ASSERT_TRUE(c.send(i % 2 ? post("/p", "b" + std::to_string(i)) : get("/g?i=" + std::to_string(i))));
+    ASSERT_TRUE(
+        c.send(i % 2 ? post("/p", "b" + std::to_string(i)) : get("/g?i=" + std::to_string(i))));
     auto r = c.read_reply();
     ASSERT_TRUE(r) << i;
     EXPECT_EQ(r->body, i % 2 ? "POST /p v11 body=b" + std::to_string(i)
@@ -319,12 +321,12 @@ TEST_F(HttpServerTest, PipelinedRequestsAnsweredInOrder) {
   start();
   Client c(port());
   // The first reply comes late from another thread; the others must wait for it.
-  std::string all = get("/later?ms=100") + post("/p", "two") + get("/three") +
-                    get("/later?ms=10") + post("/five", "5");
+  std::string all = get("/later?ms=100") + post("/p", "two") + get("/three") + get("/later?ms=10") +
+                    post("/five", "5");
   ASSERT_TRUE(c.send(all));
-  std::vector<std::string> want = {"GET /later v11 [ms=100] body=", "POST /p v11 body=two",
-                                   "GET /three v11 body=", "GET /later v11 [ms=10] body=",
-                                   "POST /five v11 body=5"};
+  std::vector<std::string> want = {
+      "GET /later v11 [ms=100] body=", "POST /p v11 body=two",
+      "GET /three v11 body=", "GET /later v11 [ms=10] body=", "POST /five v11 body=5"};
   for (const auto& w : want) {
     auto r = c.read_reply();
     ASSERT_TRUE(r);
@@ -351,12 +353,12 @@ TEST_F(HttpServerTest, PipelinedBytesSplitAcrossRequests) {
 TEST_F(HttpServerTest, ChunkedBody) {
   start();
   Client c(port());
-  ASSERT_TRUE(c.send(
-      "POST /mpub?topic=t HTTP/1.1\r\nHost: x\r\nTransfer-Encoding: chunked\r\n\r\n"
-      "5\r\nhello\r\n"
-      "1;ext=1\r\n\n\r\n"
-      "6\r\nworld!\r\n"
-      "0\r\nTrailer: x\r\n\r\n"));
+  ASSERT_TRUE(
+      c.send("POST /mpub?topic=t HTTP/1.1\r\nHost: x\r\nTransfer-Encoding: chunked\r\n\r\n"
+             "5\r\nhello\r\n"
+             "1;ext=1\r\n\n\r\n"
+             "6\r\nworld!\r\n"
+             "0\r\nTrailer: x\r\n\r\n"));
   auto r = c.read_reply();
   ASSERT_TRUE(r);
   EXPECT_EQ(r->body, "POST /mpub v11 [topic=t] body=hello\nworld!");
@@ -395,9 +397,9 @@ TEST_F(HttpServerTest, BodyOverLimitChunked) {
   o.max_body_size = 10;
   start(o);
   Client c(port());
-  ASSERT_TRUE(c.send(
-      "POST /mpub HTTP/1.1\r\nHost: x\r\nTransfer-Encoding: chunked\r\n\r\n"
-      "8\r\n12345678\r\n8\r\n12345678\r\n0\r\n\r\n"));
+  ASSERT_TRUE(
+      c.send("POST /mpub HTTP/1.1\r\nHost: x\r\nTransfer-Encoding: chunked\r\n\r\n"
+             "8\r\n12345678\r\n8\r\n12345678\r\n0\r\n\r\n"));
   auto r = c.read_reply();
   ASSERT_TRUE(r);
   EXPECT_EQ(r->status, 413);
@@ -407,8 +409,9 @@ TEST_F(HttpServerTest, BodyOverLimitChunked) {
 TEST_F(HttpServerTest, ExpectContinue) {
   start();
   Client c(port());
-  ASSERT_TRUE(c.send("POST /pub HTTP/1.1\r\nHost: x\r\nContent-Length: 4\r\n"
-                     "Expect: 100-continue\r\n\r\n"));
+  ASSERT_TRUE(
+      c.send("POST /pub HTTP/1.1\r\nHost: x\r\nContent-Length: 4\r\n"
+             "Expect: 100-continue\r\n\r\n"));
   auto interim = c.read_reply();
   ASSERT_TRUE(interim);
   EXPECT_EQ(interim->status_line, "HTTP/1.1 100 Continue");
@@ -426,11 +429,11 @@ TEST_F(HttpServerTest, MalformedRequestsGetErrorAndClose) {
   };
   std::vector<Case> cases = {
       {"GARBAGE\r\n\r\n", 400},
-      {"GET /x\r\n\r\n", 400},                                   // no version
-      {"GET  /x HTTP/1.1\r\nHost: x\r\n\r\n", 400},              // double space
-      {"GET /x HTTP/1.1\r\n\r\n", 400},                          // no Host (Go requires it)
-      {"GET /x HTTP/1.1\r\nHost: a\r\nHost: b\r\n\r\n", 400},    // two Hosts
-      {"GET x HTTP/1.1\r\nHost: a\r\n\r\n", 400},                // not origin form
+      {"GET /x\r\n\r\n", 400},                                 // no version
+      {"GET  /x HTTP/1.1\r\nHost: x\r\n\r\n", 400},            // double space
+      {"GET /x HTTP/1.1\r\n\r\n", 400},                        // no Host (Go requires it)
+      {"GET /x HTTP/1.1\r\nHost: a\r\nHost: b\r\n\r\n", 400},  // two Hosts
+      {"GET x HTTP/1.1\r\nHost: a\r\n\r\n", 400},              // not origin form
       {"GET /x HTTP/1.1\r\nHost: a\r\nBad Header: 1\r\n\r\n", 400},
       {"POST /x HTTP/1.1\r\nHost: a\r\nContent-Length: 1\r\nContent-Length: 2\r\n\r\nab", 400},
       {"POST /x HTTP/1.1\r\nHost: a\r\nContent-Length: -1\r\n\r\n", 400},

@@ -115,9 +115,10 @@ TEST(RequestParser, BodyLimit) {
   EXPECT_EQ(r.request->body, "");
   EXPECT_EQ(r.request->header("content-length"), "5");
   EXPECT_EQ(r.request->path, "/p");
-  auto fed = feed("POST /p HTTP/1.1\r\nHost: h\r\nTransfer-Encoding: chunked\r\n\r\n"
-                  "3\r\nabc\r\n3\r\ndef\r\n0\r\n\r\n",
-                  3, limits);
+  auto fed = feed(
+      "POST /p HTTP/1.1\r\nHost: h\r\nTransfer-Encoding: chunked\r\n\r\n"
+      "3\r\nabc\r\n3\r\ndef\r\n0\r\n\r\n",
+      3, limits);
   ASSERT_EQ(fed.requests.size(), 1u);
   EXPECT_TRUE(fed.requests[0].body_too_big);
 }
@@ -125,8 +126,8 @@ TEST(RequestParser, BodyLimit) {
 TEST(RequestParser, HeaderLimit) {
   ParserLimits limits;
   limits.max_header_size = 100;
-  auto fed = feed("GET / HTTP/1.1\r\nHost: h\r\nX: " + std::string(200, 'a') + "\r\n\r\n", 10,
-                  limits);
+  auto fed =
+      feed("GET / HTTP/1.1\r\nHost: h\r\nX: " + std::string(200, 'a') + "\r\n\r\n", 10, limits);
   EXPECT_EQ(fed.last, Status::error);
   EXPECT_EQ(fed.error_status, 431);
 }
@@ -138,8 +139,8 @@ TEST(RequestParser, HeaderLimitIsOnTheWholeHeader) {
   std::string fits = "GET / HTTP/1.1\r\nHost: h\r\nX: " + std::string(100 - 32, 'a') + "\r\n\r\n";
   ASSERT_EQ(fits.size(), 100u);
   EXPECT_EQ(feed(fits, 7, limits).requests.size(), 1u);
-  auto over = feed("GET / HTTP/1.1\r\nHost: h\r\nA: " + std::string(40, 'a') + "\r\nB: " +
-                       std::string(40, 'b') + "\r\n\r\n",
+  auto over = feed("GET / HTTP/1.1\r\nHost: h\r\nA: " + std::string(40, 'a') +
+                       "\r\nB: " + std::string(40, 'b') + "\r\n\r\n",
                    7, limits);
   EXPECT_EQ(over.error_status, 431);
 }
@@ -237,9 +238,10 @@ TEST(RequestParser, BodyLimitForTheRequest) {
   limits.body_limit_for = [](const Request& head) -> std::size_t {
     return head.path == "/pub" ? 10 : 1000;
   };
-  auto r = parse_request("POST /pub?topic=t HTTP/1.1\r\nHost: h\r\nContent-Length: 11\r\n"
-                         "Expect: 100-continue\r\n\r\n",
-                         limits);
+  auto r = parse_request(
+      "POST /pub?topic=t HTTP/1.1\r\nHost: h\r\nContent-Length: 11\r\n"
+      "Expect: 100-continue\r\n\r\n",
+      limits);
   ASSERT_EQ(r.status, Status::done);
   EXPECT_TRUE(r.request->body_too_big);
   EXPECT_EQ(r.request->query_value("topic"), "t");
@@ -256,8 +258,9 @@ TEST(RequestParser, BodyLimitForTheRequest) {
 
 TEST(RequestParser, ExpectContinue) {
   RequestParser p(ParserLimits{});
-  std::string head = "PUT /config/log_level HTTP/1.1\r\nHost: h\r\nContent-Length: 4\r\n"
-                     "Expect: 100-Continue\r\n\r\n";
+  std::string head =
+      "PUT /config/log_level HTTP/1.1\r\nHost: h\r\nContent-Length: 4\r\n"
+      "Expect: 100-Continue\r\n\r\n";
   auto step = p.put(head);
   EXPECT_EQ(step.status, Status::need_more);
   EXPECT_EQ(step.consumed, head.size());
@@ -291,8 +294,8 @@ TEST(Target, Forms) {
 TEST(Query, GoParseQuery) {
   auto q = parse_query("a=1&b=x+y&a=2&&c&d=%41&e=");
   EXPECT_FALSE(q.bad);
-  std::vector<std::pair<std::string, std::string>> want = {
-      {"a", "1"}, {"b", "x y"}, {"a", "2"}, {"c", ""}, {"d", "A"}, {"e", ""}};
+  std::vector<std::pair<std::string, std::string>> want = {{"a", "1"}, {"b", "x y"}, {"a", "2"},
+                                                           {"c", ""},  {"d", "A"},   {"e", ""}};
   EXPECT_EQ(q.pairs, want);
   q = parse_query("topic=t&x=%zz&y=1;z=2&k%=1&ok=1");
   EXPECT_TRUE(q.bad);

@@ -16,8 +16,8 @@ TEST(ErrorTest, CategoryNameAndMessages) {
 }
 
 TEST(ErrorTest, EveryCodeHasItsOwnMessage) {
-  const errc all[] = {errc::bad_frame,          errc::frame_too_big,         errc::invalid_message,
-                      errc::bad_json,           errc::id_clock_backwards,    errc::id_sequence_exhausted,
+  const errc all[] = {errc::bad_frame,        errc::frame_too_big,      errc::invalid_message,
+                      errc::bad_json,         errc::id_clock_backwards, errc::id_sequence_exhausted,
                       errc::id_not_increasing};
   for (errc a : all) {
     const std::error_code ea = a;

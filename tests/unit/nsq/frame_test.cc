@@ -63,7 +63,8 @@ TEST(FrameDecoderTest, NeedsMoreThenFrame) {
 TEST(FrameDecoderTest, ManyFramesOneByteAtATime) {
   std::string stream;
   for (int i = 0; i < 50; ++i) {
-    append_frame(stream, static_cast<FrameType>(i % 3), std::string(static_cast<size_t>(i), 'a' + i % 26));
+    append_frame(stream, static_cast<FrameType>(i % 3),
+                 std::string(static_cast<size_t>(i), 'a' + i % 26));
   }
   FrameDecoder d;
   int got = 0;

@@ -49,7 +49,7 @@ TEST(GoDuration, ParsesCombinationsFractionsAndSigns) {
   EXPECT_EQ(parse_ok("0.1ns"), 0ns);  // truncated, as Go does
   EXPECT_EQ(parse_ok("-1.5h"), -90min);
   EXPECT_EQ(parse_ok("+5s"), 5s);
-  EXPECT_EQ(parse_ok("1s1s"), 2s);  // units may repeat
+  EXPECT_EQ(parse_ok("1s1s"), 2s);                            // units may repeat
   EXPECT_EQ(parse_ok("100.00000000000000000000001s"), 100s);  // long fractions are cut
 }
 

@@ -120,8 +120,8 @@ TEST(GoFlags, SingleDashAndShortWordsArePositional) {
 
 TEST(GoFlags, ValueMayLookLikeAFlagOrBeEmpty) {
   Fixture f;
-  ASSERT_TRUE(f.parse({"--data-path", "--verbose", "--tcp-address=", "-mem-queue-size", "-1"})
-                  .has_value());
+  ASSERT_TRUE(
+      f.parse({"--data-path", "--verbose", "--tcp-address=", "-mem-queue-size", "-1"}).has_value());
   EXPECT_EQ(f.data_path, "--verbose");
   EXPECT_FALSE(f.verbose);
   EXPECT_EQ(f.tcp_address, "");
@@ -136,8 +136,8 @@ TEST(GoFlags, ValueSplitsAtFirstEquals) {
 
 TEST(GoFlags, LastOccurrenceWinsForScalarsListsAppend) {
   Fixture f;
-  ASSERT_TRUE(f.parse({"--mem-queue-size=1", "--lookupd-tcp-address=a:4160", "-mem-queue-size",
-                       "2", "-lookupd-tcp-address", "b:4160", "--lookupd-tcp-address", "c,d"})
+  ASSERT_TRUE(f.parse({"--mem-queue-size=1", "--lookupd-tcp-address=a:4160", "-mem-queue-size", "2",
+                       "-lookupd-tcp-address", "b:4160", "--lookupd-tcp-address", "c,d"})
                   .has_value());
   EXPECT_EQ(f.mem_queue_size, 2);
   EXPECT_EQ(f.lookupd, (std::vector<std::string>{"a:4160", "b:4160", "c,d"}));
@@ -187,7 +187,8 @@ TEST(GoFlags, BadValues) {
   EXPECT_EQ(error_of(j.parse({"--snappy=yes"})),
             "invalid boolean value \"yes\" for -snappy: parse error");
   Fixture k;
-  EXPECT_EQ(error_of(k.parse({"--snappy="})), "invalid boolean value \"\" for -snappy: parse error");
+  EXPECT_EQ(error_of(k.parse({"--snappy="})),
+            "invalid boolean value \"\" for -snappy: parse error");
 }
 
 TEST(GoFlags, SyntaxErrors) {

@@ -9,7 +9,8 @@ namespace nsq::flags {
 namespace {
 
 TEST(GoStrconv, ParseBoolTakesGoSpellingsOnly) {
-  for (const char* s : {"1", "t", "T", "TRUE", "true", "True"}) EXPECT_EQ(parse_go_bool(s), true) << s;
+  for (const char* s : {"1", "t", "T", "TRUE", "true", "True"})
+    EXPECT_EQ(parse_go_bool(s), true) << s;
   for (const char* s : {"0", "f", "F", "FALSE", "false", "False"}) {
     EXPECT_EQ(parse_go_bool(s), false) << s;
   }

@@ -38,8 +38,8 @@ TEST(IdGeneratorTest, RealisticTime) {
   IdGenerator g(1023);
   const auto id = g.next(nanos);
   ASSERT_TRUE(id);
-  const uint64_t want = (static_cast<uint64_t>((nanos >> 20) - IdGenerator::kIdEpoch) << 22) |
-                        (uint64_t{1023} << 12);
+  const uint64_t want =
+      (static_cast<uint64_t>((nanos >> 20) - IdGenerator::kIdEpoch) << 22) | (uint64_t{1023} << 12);
   EXPECT_EQ(*id, format_message_id(want));
 }
 
@@ -105,7 +105,8 @@ TEST(IdGeneratorTest, HundredThousandIdsIncreaseAndAreUnique) {
     auto id = g.next(now);
     if (!id) {
       ++failures;
-      EXPECT_TRUE(id.error() == errc::id_sequence_exhausted || id.error() == errc::id_not_increasing);
+      EXPECT_TRUE(id.error() == errc::id_sequence_exhausted ||
+                  id.error() == errc::id_not_increasing);
       now += 1000000;  // nsqd sleeps 1 ms and retries
       continue;
     }

@@ -45,13 +45,17 @@ TEST(ParseIdentifyJsonTest, AllFields) {
 // Go's encoding/json decodes an escaped surrogate that is not half of a
 // pair as U+FFFD (issue 17: ours refused the IDENTIFY and closed).
 TEST(ParseIdentifyJsonTest, LoneSurrogateEscapesBecomeReplacementCharacters) {
-  EXPECT_EQ(ok(R"({"client_id":"a\ud800b"})").client_id, "a\xef\xbf\xbd" "b");
+  EXPECT_EQ(ok(R"({"client_id":"a\ud800b"})").client_id,
+            "a\xef\xbf\xbd"
+            "b");
   EXPECT_EQ(ok(R"({"client_id":"\udc00"})").client_id, "\xef\xbf\xbd");
   EXPECT_EQ(ok(R"({"client_id":"\ud800\ud800"})").client_id, "\xef\xbf\xbd\xef\xbf\xbd");
   // A valid pair is kept; an escaped backslash before "u" is no escape.
   EXPECT_EQ(ok(R"({"client_id":"\ud83d\ude00"})").client_id, "\xf0\x9f\x98\x80");
   EXPECT_EQ(ok(R"({"client_id":"\\ud800"})").client_id, "\\ud800");
-  EXPECT_EQ(ok(R"({"user_agent":"x","hostname":"\uD800\u0041"})").hostname, "\xef\xbf\xbd" "A");
+  EXPECT_EQ(ok(R"({"user_agent":"x","hostname":"\uD800\u0041"})").hostname,
+            "\xef\xbf\xbd"
+            "A");
   bad(R"({"client_id":"\ud80"})");
 }
 
@@ -69,7 +73,8 @@ TEST(ParseIdentifyJsonTest, TopLevelMustBeAnObject) {
 }
 
 TEST(ParseIdentifyJsonTest, KeysAreCaseInsensitive) {
-  const auto r = ok(R"({"CLIENT_ID":"a","HostName":"b","Feature_Negotiation":true,"MSG_TIMEOUT":1500})");
+  const auto r =
+      ok(R"({"CLIENT_ID":"a","HostName":"b","Feature_Negotiation":true,"MSG_TIMEOUT":1500})");
   EXPECT_EQ(r.client_id, "a");
   EXPECT_EQ(r.hostname, "b");
   EXPECT_TRUE(r.feature_negotiation);
@@ -82,8 +87,14 @@ TEST(ParseIdentifyJsonTest, GoUnicodeFoldsInKeys) {
   // U+0131 (dotless i) does not match an i (it does from Go 1.21), nor do
   // other non-ASCII letters: the checked nsqd v1.3.0 replies OK to
   // {"cl\u0131ent_id":5}, as for any unknown key.
-  EXPECT_EQ(ok("{\"cl\xc4\xb1" "ent_id\":5}").client_id, "");
-  EXPECT_EQ(ok("{\"cl\xc3\xad" "ent_id\":\"x\"}").client_id, "");
+  EXPECT_EQ(ok("{\"cl\xc4\xb1"
+               "ent_id\":5}")
+                .client_id,
+            "");
+  EXPECT_EQ(ok("{\"cl\xc3\xad"
+               "ent_id\":\"x\"}")
+                .client_id,
+            "");
 }
 
 TEST(ParseIdentifyJsonTest, EscapedKeys) {
@@ -108,7 +119,8 @@ TEST(ParseIdentifyJsonTest, NumbersBeyondADoubleAsGo) {
 }
 
 TEST(ParseIdentifyJsonTest, KnownKeysInsideNestedValuesAreNotFields) {
-  const auto r = ok(R"({"x":{"client_id":"inner","heartbeat_interval":1.5},"y":[{"snappy":"no"}]})");
+  const auto r =
+      ok(R"({"x":{"client_id":"inner","heartbeat_interval":1.5},"y":[{"snappy":"no"}]})");
   EXPECT_EQ(r, IdentifyRequest{});
 }
 
@@ -158,10 +170,29 @@ TEST(ParseIdentifyJsonTest, WrongTypes) {
 }
 
 TEST(ParseIdentifyJsonTest, SyntaxErrors) {
-  for (const char* j : {"", " ", "{", "}", "{\"a\"}", "{\"a\":}", "{\"a\":1,}", "{,}", "{'a':1}",
-                        "{a:1}", "{\"a\":01}", "{\"a\":.5}", "{\"a\":1.}", "{\"a\":-}",
-                        "{\"a\":NaN}", "{\"a\":Infinity}", "{\"a\":tru}", "{\"a\":\"x}",
-                        "{\"a\":1}//", "{} {}", "{}x", "{/*c*/}", "\xef\xbb\xbf{}"}) {
+  for (const char* j : {"",
+                        " ",
+                        "{",
+                        "}",
+                        "{\"a\"}",
+                        "{\"a\":}",
+                        "{\"a\":1,}",
+                        "{,}",
+                        "{'a':1}",
+                        "{a:1}",
+                        "{\"a\":01}",
+                        "{\"a\":.5}",
+                        "{\"a\":1.}",
+                        "{\"a\":-}",
+                        "{\"a\":NaN}",
+                        "{\"a\":Infinity}",
+                        "{\"a\":tru}",
+                        "{\"a\":\"x}",
+                        "{\"a\":1}//",
+                        "{} {}",
+                        "{}x",
+                        "{/*c*/}",
+                        "\xef\xbb\xbf{}"}) {
     bad(j);
   }
 }
@@ -179,7 +210,11 @@ TEST(ParseIdentifyJsonTest, StringEscapesAndUtf8) {
             "a\"b\\c/d\n\xc3\xa9\xf0\x9f\x98\x80");
   EXPECT_EQ(ok(R"({"client_id":"\u0000"})").client_id, "\0"s);
   // Invalid UTF-8 is replaced by U+FFFD, as Go does.
-  EXPECT_EQ(ok("{\"hostname\":\"a\xff" "b\"}").hostname, "a\xef\xbf\xbd" "b");
+  EXPECT_EQ(ok("{\"hostname\":\"a\xff"
+               "b\"}")
+                .hostname,
+            "a\xef\xbf\xbd"
+            "b");
 }
 
 TEST(ParseIdentifyJsonTest, NestingDepthLimitIsGos) {

@@ -66,10 +66,10 @@ TEST(NegotiateIdentifyTest, HeartbeatInterval) {
   EXPECT_EQ(passes(r).heartbeat_interval_ms, 60000);
   for (int64_t v : {int64_t{500}, int64_t{999}, int64_t{60001}, int64_t{-2}}) {
     r.heartbeat_interval = v;
-    EXPECT_EQ(fails(r), (ProtocolError{"E_BAD_BODY",
-                                       "IDENTIFY heartbeat interval (" + std::to_string(v) +
-                                           ") is invalid",
-                                       true}));
+    EXPECT_EQ(fails(r),
+              (ProtocolError{"E_BAD_BODY",
+                             "IDENTIFY heartbeat interval (" + std::to_string(v) + ") is invalid",
+                             true}));
   }
   EXPECT_EQ(fails({.heartbeat_interval = 500}).render(),
             "E_BAD_BODY IDENTIFY heartbeat interval (500) is invalid");

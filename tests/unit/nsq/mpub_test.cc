@@ -77,14 +77,14 @@ TEST(MpubTest, InvalidMessageSize) {
   EXPECT_EQ(fails(be32(5) + be32(1) + "a" + be32(1) + "b" + be32(1) + "c" + be32(0)).render(),
             "E_BAD_MESSAGE MPUB invalid message(3) body size 0");
   EXPECT_EQ(fails(be32(1) + be32(-7)).text, "MPUB invalid message(0) body size -7");
-  EXPECT_EQ(fails(be32(1) + be32(INT32_MIN)).text,
-            "MPUB invalid message(0) body size -2147483648");
+  EXPECT_EQ(fails(be32(1) + be32(INT32_MIN)).text, "MPUB invalid message(0) body size -2147483648");
 }
 
 TEST(MpubTest, MessageTooBig) {
   MpubLimits l;
   l.max_msg_size = 1024;
-  EXPECT_EQ(fails(be32(1) + be32(2000), l).render(), "E_BAD_MESSAGE MPUB message too big 2000 > 1024");
+  EXPECT_EQ(fails(be32(1) + be32(2000), l).render(),
+            "E_BAD_MESSAGE MPUB message too big 2000 > 1024");
   EXPECT_EQ(fails(be32(1) + be32(1025), l).text, "MPUB message too big 1025 > 1024");
   EXPECT_TRUE(parse_mpub_body(be32(1) + be32(1024) + std::string(1024, 'x'), l));
   EXPECT_EQ(fails(be32(1) + be32(INT32_MAX)).text, "MPUB message too big 2147483647 > 1048576");

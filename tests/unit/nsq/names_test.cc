@@ -33,8 +33,8 @@ TEST(NamesTest, InvalidCharacters) {
   // Every byte outside [.a-zA-Z0-9_-].
   for (int c = 0; c < 256; ++c) {
     const char ch = static_cast<char>(c);
-    const bool ok = (ch >= 'a' && ch <= 'z') || (ch >= 'A' && ch <= 'Z') || (ch >= '0' && ch <= '9') ||
-                    ch == '.' || ch == '_' || ch == '-';
+    const bool ok = (ch >= 'a' && ch <= 'z') || (ch >= 'A' && ch <= 'Z') ||
+                    (ch >= '0' && ch <= '9') || ch == '.' || ch == '_' || ch == '-';
     EXPECT_EQ(is_valid_topic_name(std::string(1, ch)), ok) << c;
     EXPECT_EQ(is_valid_channel_name("x" + std::string(1, ch)), ok) << c;
   }
@@ -43,7 +43,7 @@ TEST(NamesTest, InvalidCharacters) {
 TEST(NamesTest, Length) {
   EXPECT_TRUE(both_valid(std::string(64, 'a')));
   EXPECT_TRUE(both_invalid(std::string(65, 'a')));
-  EXPECT_TRUE(both_valid(std::string(54, 'a') + "#ephemeral"));   // 64 with the suffix
+  EXPECT_TRUE(both_valid(std::string(54, 'a') + "#ephemeral"));    // 64 with the suffix
   EXPECT_TRUE(both_invalid(std::string(55, 'a') + "#ephemeral"));  // 65
 }
 

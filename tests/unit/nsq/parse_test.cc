@@ -15,7 +15,8 @@ TEST(ParseDecimalDigitsTest, Digits) {
 TEST(ParseDecimalDigitsTest, EmptyIsZero) { EXPECT_EQ(parse_decimal_digits(""), 0u); }
 
 TEST(ParseDecimalDigitsTest, AnyOtherByteFails) {
-  for (const char* s : {"+1", "-1", "-0", " 1", "1 ", "1a", "a", "1.0", "0x10", "1e3", "\xef\xbc\x91"}) {
+  for (const char* s :
+       {"+1", "-1", "-0", " 1", "1 ", "1a", "a", "1.0", "0x10", "1e3", "\xef\xbc\x91"}) {
     EXPECT_FALSE(parse_decimal_digits(s)) << s;
   }
   EXPECT_FALSE(parse_decimal_digits(std::string_view("1\0", 2)));

@@ -14,7 +14,8 @@ using namespace std::string_literals;
 TEST(ProtocolErrorTest, Render) {
   EXPECT_EQ(fatal_error("E_BAD_BODY", "MPUB invalid message count 0").render(),
             "E_BAD_BODY MPUB invalid message count 0");
-  const ProtocolError nonfatal{"E_FIN_FAILED", "FIN 0123456789abcdef failed ID not in flight", false};
+  const ProtocolError nonfatal{"E_FIN_FAILED", "FIN 0123456789abcdef failed ID not in flight",
+                               false};
   EXPECT_FALSE(nonfatal.fatal);
   EXPECT_EQ(nonfatal.render(), "E_FIN_FAILED FIN 0123456789abcdef failed ID not in flight");
 }

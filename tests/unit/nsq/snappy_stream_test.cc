@@ -196,7 +196,8 @@ TEST(SnappyStream, BoundedStepsKeepTheRestOfTheInput) {
     std::string out;
     std::size_t largest = 0;
     for (std::size_t at = 0; at < framed.size(); at += piece) {
-      auto step = testutil::decode_in_steps(dec, {std::string_view(framed).substr(at, piece)}, kStep);
+      auto step =
+          testutil::decode_in_steps(dec, {std::string_view(framed).substr(at, piece)}, kStep);
       ASSERT_FALSE(step.ec);
       out += step.out;
       largest = std::max(largest, step.largest);

@@ -19,13 +19,15 @@ TEST(Utf8Test, ValidIsUnchanged) {
 }
 
 TEST(Utf8Test, EachInvalidByteBecomesOneReplacement) {
-  EXPECT_EQ(sanitize("a\xff" "b"), "a" + kFffd + "b");
+  EXPECT_EQ(sanitize("a\xff"
+                     "b"),
+            "a" + kFffd + "b");
   EXPECT_EQ(sanitize("\x80\x80"), kFffd + kFffd);
-  EXPECT_EQ(sanitize("\xc0\xaf"), kFffd + kFffd);              // overlong
-  EXPECT_EQ(sanitize("\xe0\x80\xaf"), kFffd + kFffd + kFffd);  // overlong
-  EXPECT_EQ(sanitize("\xed\xa0\x80"), kFffd + kFffd + kFffd);  // surrogate
+  EXPECT_EQ(sanitize("\xc0\xaf"), kFffd + kFffd);                          // overlong
+  EXPECT_EQ(sanitize("\xe0\x80\xaf"), kFffd + kFffd + kFffd);              // overlong
+  EXPECT_EQ(sanitize("\xed\xa0\x80"), kFffd + kFffd + kFffd);              // surrogate
   EXPECT_EQ(sanitize("\xf4\x90\x80\x80"), kFffd + kFffd + kFffd + kFffd);  // > U+10FFFF
-  EXPECT_EQ(sanitize("\xc3"), kFffd);                                       // truncated
+  EXPECT_EQ(sanitize("\xc3"), kFffd);                                      // truncated
   EXPECT_EQ(sanitize("\xe2\x82"), kFffd + kFffd);
   EXPECT_EQ(sanitize("\xe2\x82x"), kFffd + kFffd + "x");
   EXPECT_EQ(sanitize("\xf5\x80\x80\x80"), kFffd + kFffd + kFffd + kFffd);
@@ -37,7 +39,7 @@ TEST(Utf8Test, SequenceLengths) {
   EXPECT_EQ(sequence_length("\xe2\x80\xa8", 0), 3u);
   EXPECT_EQ(sequence_length("\xf0\x9f\x98\x80", 0), 4u);
   EXPECT_EQ(sequence_length("\xf0\x9f\x98", 0), 0u);  // cut short
-  EXPECT_EQ(sequence_length("\xa9", 0), 0u);           // a continuation byte
+  EXPECT_EQ(sequence_length("\xa9", 0), 0u);          // a continuation byte
 }
 
 }  // namespace

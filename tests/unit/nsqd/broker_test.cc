@@ -9,8 +9,8 @@
 #include <string>
 #include <vector>
 
-#include "core_test_env.h"
 #include "core/metadata.h"
+#include "core_test_env.h"
 
 namespace nsq::nsqd {
 namespace {
@@ -18,8 +18,8 @@ namespace {
 using namespace std::chrono_literals;
 using coretest::eventually;
 using coretest::null_logger;
-using coretest::TestSubscriber;
 using coretest::test_options;
+using coretest::TestSubscriber;
 
 std::string read_file(const std::filesystem::path& p) {
   std::ifstream in(p, std::ios::binary);
@@ -100,9 +100,8 @@ TEST_F(BrokerTest, ABurstOfCreationsEndsWithEveryTopicInNsqdDat) {
     expected.insert(name);
     expected.insert(name + ":c");
   }
-  ASSERT_TRUE(eventually([&] {
-    return std::filesystem::exists(dat()) && saved_topology() == expected;
-  }));
+  ASSERT_TRUE(
+      eventually([&] { return std::filesystem::exists(dat()) && saved_topology() == expected; }));
 }
 
 TEST_F(BrokerTest, SaveAndLoadMetadataRoundTrip) {
@@ -116,10 +115,10 @@ TEST_F(BrokerTest, SaveAndLoadMetadataRoundTrip) {
     b->get_or_create_topic("b");
     b->get_or_create_topic("x#ephemeral")->get_or_create_channel("c");
     ASSERT_FALSE(b->save_metadata());
-    EXPECT_EQ(saved_topology(),
-              (std::set<std::string>{"a paused", "a:c1 paused", "a:c2", "b"}));
+    EXPECT_EQ(saved_topology(), (std::set<std::string>{"a paused", "a:c1 paused", "a:c2", "b"}));
     auto text = read_file(dat());
-    EXPECT_NE(text.find(R"({"name":"b","paused":false,"channels":null})"), std::string::npos) << text;
+    EXPECT_NE(text.find(R"({"name":"b","paused":false,"channels":null})"), std::string::npos)
+        << text;
     EXPECT_NE(text.find(R"("version":"1.3.0"})"), std::string::npos) << text;
     b->close();
   }
@@ -142,10 +141,11 @@ TEST_F(BrokerTest, SaveAndLoadMetadataRoundTrip) {
 }
 
 TEST_F(BrokerTest, LoadsTheGoFixtureTopology) {
-  write_file(dat(),
-             R"({"topics":[{"name":"orders","paused":false,"channels":[{"name":"billing","paused":false},)"
-             R"({"name":"audit","paused":true}]},{"name":"events","paused":false,"channels":null}],)"
-             R"("version":"1.3.0"})");
+  write_file(
+      dat(),
+      R"({"topics":[{"name":"orders","paused":false,"channels":[{"name":"billing","paused":false},)"
+      R"({"name":"audit","paused":true}]},{"name":"events","paused":false,"channels":null}],)"
+      R"("version":"1.3.0"})");
   auto b = make_broker();
   ASSERT_TRUE(b->load_metadata());
   auto orders = b->find_topic("orders");
@@ -208,10 +208,9 @@ TEST_F(BrokerTest, ParseErrorNamesTheFile) {
 }
 
 TEST_F(BrokerTest, LoadSkipsInvalidNames) {
-  write_file(dat(),
-             R"({"topics":[{"name":"bad topic","paused":false,"channels":null},)"
-             R"({"name":"ok","paused":false,"channels":[{"name":"bad/chan","paused":false},)"
-             R"({"name":"good","paused":false}]}],"version":"1.3.0"})");
+  write_file(dat(), R"({"topics":[{"name":"bad topic","paused":false,"channels":null},)"
+                    R"({"name":"ok","paused":false,"channels":[{"name":"bad/chan","paused":false},)"
+                    R"({"name":"good","paused":false}]}],"version":"1.3.0"})");
   auto b = make_broker();
   ASSERT_TRUE(b->load_metadata());
   EXPECT_EQ(b->topics().size(), 1u);

@@ -6,9 +6,9 @@
 
 #include <algorithm>
 #include <condition_variable>
-#include <mutex>
 #include <filesystem>
 #include <map>
+#include <mutex>
 #include <set>
 #include <string>
 #include <vector>
@@ -24,8 +24,8 @@ using coretest::CoreEnv;
 using coretest::eventually;
 using coretest::id_string;
 using coretest::make_message;
-using coretest::TestSubscriber;
 using coretest::test_options;
+using coretest::TestSubscriber;
 using AckResult = Channel::AckResult;
 
 constexpr std::chrono::nanoseconds kLongTimeout = 60s;
@@ -41,7 +41,8 @@ class ChannelTest : public ::testing::Test {
   }
 
   // Puts messages 1..n ("body-<i>"), performing any spill.
-  std::vector<MessageRef> put_n(Channel& ch, int first, int n, std::chrono::milliseconds defer = 0ms) {
+  std::vector<MessageRef> put_n(Channel& ch, int first, int n,
+                                std::chrono::milliseconds defer = 0ms) {
     std::vector<MessageRef> msgs;
     for (int i = first; i < first + n; ++i) {
       msgs.push_back(make_message(static_cast<std::uint64_t>(i), "body-" + std::to_string(i)));
@@ -612,9 +613,9 @@ TEST_F(ChannelTest, CloseForShutdownWritesMemoryInFlightAndDeferredToDisk) {
     body[id_string(d->header.id)] = std::string(d->body);
   }
   ASSERT_EQ(attempts.size(), 6u);
-  EXPECT_EQ(attempts[id_string(got[0].msg->id())], 1);  // in flight
-  EXPECT_EQ(attempts[id_string(got[1].msg->id())], 1);  // requeued with delay
-  EXPECT_EQ(attempts[id_string(msgs[2]->id())], 0);     // memory
+  EXPECT_EQ(attempts[id_string(got[0].msg->id())], 1);      // in flight
+  EXPECT_EQ(attempts[id_string(got[1].msg->id())], 1);      // requeued with delay
+  EXPECT_EQ(attempts[id_string(msgs[2]->id())], 0);         // memory
   EXPECT_EQ(attempts[id_string(format_message_id(6))], 0);  // deferred publish
   EXPECT_EQ(body[id_string(format_message_id(6))], "body-6");
 }
@@ -768,7 +769,8 @@ TEST(ChannelShutdown, ShutdownDuringARefillLosesNothing) {
   }
   ASSERT_FALSE(backend->put("short"));
   for (int i = 1; i <= kCount; ++i) {
-    ASSERT_FALSE(backend->put(encode_record(QueuedMessage{make_message(i, "b" + std::to_string(i)), 0})));
+    ASSERT_FALSE(
+        backend->put(encode_record(QueuedMessage{make_message(i, "b" + std::to_string(i)), 0})));
   }
   auto ch = std::make_shared<Channel>("t", "c", env.ctx, backend);
   backend.reset();

@@ -18,16 +18,16 @@
 #include <thread>
 #include <vector>
 
-#include "core/context.h"
 #include "core/channel.h"
+#include "core/context.h"
+#include "core/message.h"
+#include "core/worker_pool.h"
 #include "diskqueue/disk_queue.h"
 #include "diskqueue/timer_thread.h"
-#include "core/message.h"
 #include "nsq/id_generator.h"
 #include "nsq/message.h"
 #include "nsqd/options.h"
 #include "testutil/temp_dir.h"
-#include "core/worker_pool.h"
 
 namespace nsq::nsqd::coretest {
 
@@ -111,7 +111,8 @@ inline Options test_options() {
 // Declare topics and channels after the env so they go first.
 class CoreEnv {
  public:
-  explicit CoreEnv(Options o = test_options(), std::shared_ptr<spdlog::logger> logger = null_logger())
+  explicit CoreEnv(Options o = test_options(),
+                   std::shared_ptr<spdlog::logger> logger = null_logger())
       : options(std::move(o)),
         log(std::move(logger)),
         disk_syncs(std::make_shared<diskqueue::TimerThread>()),
@@ -181,8 +182,8 @@ class CoreEnv {
 
 // A message with id format_message_id(n).
 inline MessageRef make_message(std::uint64_t n, std::string_view body) {
-  return MessageRef::create(format_message_id(n), 1'700'000'000'000'000'000 + static_cast<std::int64_t>(n),
-                            body);
+  return MessageRef::create(format_message_id(n),
+                            1'700'000'000'000'000'000 + static_cast<std::int64_t>(n), body);
 }
 
 inline std::string id_string(const MessageId& id) { return std::string(id.data(), id.size()); }

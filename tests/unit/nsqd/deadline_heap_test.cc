@@ -111,8 +111,8 @@ TEST(DeadlineHeap, ClearEmpties) {
 TEST(DeadlineHeap, RandomOperationsMatchAMultisetOracle) {
   for (unsigned seed = 1; seed <= 20; ++seed) {
     std::mt19937 rng(seed);
-    std::deque<Item> storage;           // stable addresses
-    std::vector<Item*> live;            // in the heap
+    std::deque<Item> storage;                   // stable addresses
+    std::vector<Item*> live;                    // in the heap
     std::multiset<std::pair<int, int>> oracle;  // (deadline, id)
     DeadlineHeap<Item> h;
     int next_id = 0;

@@ -56,7 +56,8 @@ TEST(IoLoop, RunsPostedWorkAndTimersAndStops) {
     std::promise<void> fired;
     asio::steady_timer timer(ctx, 2ms);
     timer.async_wait([&](auto) { fired.set_value(); });
-    EXPECT_EQ(fired.get_future().wait_for(5s), std::future_status::ready) << "spin " << spin.count();
+    EXPECT_EQ(fired.get_future().wait_for(5s), std::future_status::ready)
+        << "spin " << spin.count();
     ctx.stop();
     loop.join();
     EXPECT_TRUE(ctx.stopped());

@@ -29,9 +29,10 @@ TEST(Metadata, EncodeTopicWithoutChannelsWritesNullChannels) {
 TEST(Metadata, EncodeMatchesGoKeyOrderAndCompactForm) {
   Topology t;
   t.topics.push_back({"orders", false, {{"archive", true}}});
-  EXPECT_EQ(encode(t),
-            R"({"topics":[{"name":"orders","paused":false,"channels":[{"name":"archive","paused":true}]}],)"
-            R"("version":"1.3.0"})");
+  EXPECT_EQ(
+      encode(t),
+      R"({"topics":[{"name":"orders","paused":false,"channels":[{"name":"archive","paused":true}]}],)"
+      R"("version":"1.3.0"})");
 }
 
 TEST(Metadata, EncodeKeepsOrderAndVersion) {
@@ -201,8 +202,9 @@ TEST(Metadata, DecodeNestingLimitIsGos) {
 }
 
 TEST(Metadata, DecodeMatchesKeysCaseInsensitivelyAsGo) {
-  auto t = decode(R"({"TOPICS":[{"NAME":"orders","Paused":true,"ChAnNeLs":[{"nAME":"c","PAUSED":true}]}],)"
-                  R"("VERSION":"1.2.0"})");
+  auto t = decode(
+      R"({"TOPICS":[{"NAME":"orders","Paused":true,"ChAnNeLs":[{"nAME":"c","PAUSED":true}]}],)"
+      R"("VERSION":"1.2.0"})");
   ASSERT_TRUE(t) << t.error();
   EXPECT_EQ(t->version, "1.2.0");
   ASSERT_EQ(t->topics.size(), 1u);
@@ -227,8 +229,12 @@ TEST(Metadata, DecodeFoldsKeysAsGo119) {
   EXPECT_EQ(s->topics[0].name, "long_s");
   // U+0131 (dotless i) does not match an i in Go 1.19 (it does from Go
   // 1.21): an unknown key, and nsqd v1.3.0 starts on this file.
-  EXPECT_TRUE(decode("{\"top\xc4\xb1" "cs\":\"x\"}"));
-  EXPECT_TRUE(decode("{\"top\xc4\xb0" "cs\":\"x\"}"));  // U+0130, dotted capital I
+  EXPECT_TRUE(
+      decode("{\"top\xc4\xb1"
+             "cs\":\"x\"}"));
+  EXPECT_TRUE(
+      decode("{\"top\xc4\xb0"
+             "cs\":\"x\"}"));  // U+0130, dotted capital I
   EXPECT_TRUE(decode(R"({"topics_":"x","topic":"x","ttopics":"x"})"));
 }
 
@@ -247,7 +253,8 @@ TEST(Metadata, DecodeLastDuplicateKeyWins) {
   ASSERT_TRUE(t) << t.error();
   ASSERT_EQ(t->topics.size(), 1u);
   EXPECT_EQ(t->topics[0].name, "last");
-  auto n = decode(R"({"topics":[{"name":"a","paused":true,"name":"b"}],"version":"x","Version":"y"})");
+  auto n =
+      decode(R"({"topics":[{"name":"a","paused":true,"name":"b"}],"version":"x","Version":"y"})");
   ASSERT_TRUE(n) << n.error();
   EXPECT_EQ(n->topics[0].name, "b");
   EXPECT_TRUE(n->topics[0].paused);
@@ -307,10 +314,12 @@ TEST(Metadata, DecodeReportsTypeErrorsInGosWords) {
             prefix +
                 "array into Go struct field TopicMetadata.topics.channels of type "
                 "nsqd.ChannelMetadata");
-  EXPECT_EQ(error(R"({"topics":[{"channels":[{"name":true}]}]})"),
-            prefix + "bool into Go struct field ChannelMetadata.topics.channels.name of type string");
-  EXPECT_EQ(error(R"({"topics":[{"channels":[{"paused":{}}]}]})"),
-            prefix + "object into Go struct field ChannelMetadata.topics.channels.paused of type bool");
+  EXPECT_EQ(
+      error(R"({"topics":[{"channels":[{"name":true}]}]})"),
+      prefix + "bool into Go struct field ChannelMetadata.topics.channels.name of type string");
+  EXPECT_EQ(
+      error(R"({"topics":[{"channels":[{"paused":{}}]}]})"),
+      prefix + "object into Go struct field ChannelMetadata.topics.channels.paused of type bool");
   // The first type error is the one reported.
   EXPECT_EQ(error(R"({"topics":"x","version":5})"),
             prefix + "string into Go struct field Metadata.topics of type []nsqd.TopicMetadata");
@@ -329,14 +338,16 @@ TEST(Metadata, DecodeReportsASyntaxErrorBeforeAnEarlierTypeError) {
 
 TEST(Metadata, DecodeTakesAnyNumberGoDoes) {
   // Valid JSON numbers RapidJSON alone refuses as too big for a double.
-  auto t = decode(R"({"x":[1e999,-1E+999,)" + std::string(400, '9') + R"(,-0.5e-999],"topics":[{"name":"t"}]})");
+  auto t = decode(R"({"x":[1e999,-1E+999,)" + std::string(400, '9') +
+                  R"(,-0.5e-999],"topics":[{"name":"t"}]})");
   ASSERT_TRUE(t) << t.error();
   ASSERT_EQ(t->topics.size(), 1u);
   auto typed = decode(R"({"topics":[{"name":"t","paused":1e999}]})");
   ASSERT_FALSE(typed);
-  EXPECT_EQ(typed.error(),
-            "json: cannot unmarshal number into Go struct field TopicMetadata.topics.paused of type "
-            "bool");
+  EXPECT_EQ(
+      typed.error(),
+      "json: cannot unmarshal number into Go struct field TopicMetadata.topics.paused of type "
+      "bool");
   // Invalid numbers stay invalid.
   for (std::string_view bad : {"{\"x\":--1}", "{\"x\":01}", "{\"x\":-}", "{\"x\":1.}", "{\"x\":1e}",
                                "{\"x\":.5}", "{\"x\":+1}", "{\"x\":1e999.5}", "{\"x\":0x10}"}) {

@@ -150,8 +150,7 @@ TEST(NsqdOptions, FalseWordAfterBoolIsIgnoredPositional) {
 TEST(NsqdOptions, RepeatedLookupdAndAuthAddresses) {
   const Options o = parse_ok({"--lookupd-tcp-address=127.0.0.1:4160", "-lookupd-tcp-address",
                               "10.0.0.1:4160", "--auth-http-address", "http://a/auth"});
-  EXPECT_EQ(o.lookupd_tcp_addresses,
-            (std::vector<std::string>{"127.0.0.1:4160", "10.0.0.1:4160"}));
+  EXPECT_EQ(o.lookupd_tcp_addresses, (std::vector<std::string>{"127.0.0.1:4160", "10.0.0.1:4160"}));
   EXPECT_EQ(o.auth_http_addresses, std::vector<std::string>{"http://a/auth"});
 }
 
@@ -166,8 +165,8 @@ TEST(NsqdOptions, PercentileOutOfRange) {
            {"0", "0"}, {"1.5", "1.5"}, {"-0.5", "-0.5"}, {"0.9,2", "2"}}) {
     const ParseExit e = parse_exit({"--e2e-processing-latency-percentile=" + arg});
     EXPECT_EQ(e.exit_code, 1) << arg;
-    EXPECT_EQ(e.text, "failed to instantiate nsqd - invalid E2E processing latency percentile: " +
-                          shown)
+    EXPECT_EQ(e.text,
+              "failed to instantiate nsqd - invalid E2E processing latency percentile: " + shown)
         << arg;
   }
 }
@@ -244,9 +243,9 @@ TEST(NsqdOptions, TlsRequiredNeedsCertAndKey) {
 }
 
 TEST(NsqdOptions, ClientAuthPolicyForcesTlsRequired) {
-  EXPECT_EQ(parse_ok({"--tls-client-auth-policy=require", "--tls-cert=c", "--tls-key=k"})
-                .tls_required,
-            TlsRequired::yes);
+  EXPECT_EQ(
+      parse_ok({"--tls-client-auth-policy=require", "--tls-cert=c", "--tls-key=k"}).tls_required,
+      TlsRequired::yes);
   EXPECT_EQ(parse_ok({"--tls-client-auth-policy=require", "--tls-cert=c", "--tls-key=k",
                       "--tls-required=tcp-https"})
                 .tls_required,
@@ -285,8 +284,7 @@ TEST(NsqdOptions, UnknownFlagAndBadValue) {
   ParseExit e = parse_exit({"--foo"});
   EXPECT_EQ(e.exit_code, 2);
   EXPECT_TRUE(e.to_stderr);
-  EXPECT_EQ(e.text.rfind("flag provided but not defined: -foo\nUsage of nsqd:\n", 0), 0u)
-      << e.text;
+  EXPECT_EQ(e.text.rfind("flag provided but not defined: -foo\nUsage of nsqd:\n", 0), 0u) << e.text;
   e = parse_exit({"-mem-queue-size", "x"});
   EXPECT_EQ(e.exit_code, 2);
   EXPECT_EQ(e.text.substr(0, e.text.find('\n')),
@@ -315,33 +313,69 @@ TEST(NsqdOptions, HelpListsEveryFlag) {
     EXPECT_EQ(e.text.rfind("Usage of nsqd:\n", 0), 0u);
   }
   const std::string usage = parse_exit({"--help"}).text;
-  for (const char* flag :
-       {"auth-http-address value", "broadcast-address string", "broadcast-http-port int",
-        "broadcast-tcp-port int", "config string", "data-path string", "deflate\n",
-        "e2e-processing-latency-percentile value", "e2e-processing-latency-window-time duration",
-        "http-address string", "http-client-connect-timeout duration",
-        "http-client-request-timeout duration", "https-address string", "io-threads int",
-        "log-level value", "log-prefix string", "lookupd-tcp-address value",
-        "max-body-size int", "max-bytes-per-file int", "max-channel-consumers int",
-        "max-deflate-level int", "max-heartbeat-interval duration", "max-msg-size int",
-        "max-msg-timeout duration", "max-output-buffer-size int",
-        "max-output-buffer-timeout duration", "max-rdy-count int", "max-req-timeout duration",
-        "mem-queue-size int", "min-output-buffer-timeout duration", "msg-timeout duration",
-        "node-id int", "output-buffer-timeout duration", "queue-scan-selection-count int",
-        "queue-scan-worker-pool-max int", "snappy\n", "statsd-address string",
-        "statsd-exclude-ephemeral\n", "statsd-interval duration", "statsd-mem-stats\n",
-        "statsd-prefix string", "statsd-udp-packet-size int", "sync-every int",
-        "sync-publish\n", "sync-timeout duration", "tcp-address string", "tls-cert string",
-        "tls-client-auth-policy string", "tls-key string", "tls-min-version value",
-        "tls-required\n", "tls-root-ca-file string", "verbose\n", "version\n", "worker-id\n"}) {
+  for (const char* flag : {"auth-http-address value",
+                           "broadcast-address string",
+                           "broadcast-http-port int",
+                           "broadcast-tcp-port int",
+                           "config string",
+                           "data-path string",
+                           "deflate\n",
+                           "e2e-processing-latency-percentile value",
+                           "e2e-processing-latency-window-time duration",
+                           "http-address string",
+                           "http-client-connect-timeout duration",
+                           "http-client-request-timeout duration",
+                           "https-address string",
+                           "io-threads int",
+                           "log-level value",
+                           "log-prefix string",
+                           "lookupd-tcp-address value",
+                           "max-body-size int",
+                           "max-bytes-per-file int",
+                           "max-channel-consumers int",
+                           "max-deflate-level int",
+                           "max-heartbeat-interval duration",
+                           "max-msg-size int",
+                           "max-msg-timeout duration",
+                           "max-output-buffer-size int",
+                           "max-output-buffer-timeout duration",
+                           "max-rdy-count int",
+                           "max-req-timeout duration",
+                           "mem-queue-size int",
+                           "min-output-buffer-timeout duration",
+                           "msg-timeout duration",
+                           "node-id int",
+                           "output-buffer-timeout duration",
+                           "queue-scan-selection-count int",
+                           "queue-scan-worker-pool-max int",
+                           "snappy\n",
+                           "statsd-address string",
+                           "statsd-exclude-ephemeral\n",
+                           "statsd-interval duration",
+                           "statsd-mem-stats\n",
+                           "statsd-prefix string",
+                           "statsd-udp-packet-size int",
+                           "sync-every int",
+                           "sync-publish\n",
+                           "sync-timeout duration",
+                           "tcp-address string",
+                           "tls-cert string",
+                           "tls-client-auth-policy string",
+                           "tls-key string",
+                           "tls-min-version value",
+                           "tls-required\n",
+                           "tls-root-ca-file string",
+                           "verbose\n",
+                           "version\n",
+                           "worker-id\n"}) {
     EXPECT_NE(usage.find(std::string("  -") + flag), std::string::npos) << flag;
   }
   // Defaults are printed the Go way.
   for (const char* text :
        {"(default 1m0s)", "(default 250ms)", "(default 25ms)", "(default 1h0m0s)",
         "(default 15m0s)", "(default 10m0s)", "(default 2s)", "(default \"0.0.0.0:4150\")",
-        "(default \"[nsqd] \")", "(default \"nsq.%s\")", "(default \"testhost\")",
-        "(default INFO)", "(default 769)", "(default 10000)"}) {
+        "(default \"[nsqd] \")", "(default \"nsq.%s\")", "(default \"testhost\")", "(default INFO)",
+        "(default 769)", "(default 10000)"}) {
     EXPECT_NE(usage.find(text), std::string::npos) << text;
   }
   EXPECT_NE(usage.find("  -node-id int\n    \tunique part for message IDs, (int) in range "
@@ -377,8 +411,9 @@ tls_key = "k.pem"
 }
 
 TEST(NsqdConfig, DurationsAsStringsOrMilliseconds) {
-  const Options o = from_config("msg_timeout = \"1m30s\"\nsync_timeout = 1500\n"
-                                "output_buffer_timeout = \"100ms\"\n");
+  const Options o = from_config(
+      "msg_timeout = \"1m30s\"\nsync_timeout = 1500\n"
+      "output_buffer_timeout = \"100ms\"\n");
   EXPECT_EQ(o.msg_timeout, 90s);
   EXPECT_EQ(o.sync_timeout, 1500ms);
   EXPECT_EQ(o.output_buffer_timeout, 100ms);
@@ -434,9 +469,9 @@ TEST(NsqdConfig, PrecedenceFlagThenConfigThenDefault) {
       "mem_queue_size = 1\nmax_rdy_count = 2\nnsqlookupd_tcp_addresses = [\"cfg:1\", \"cfg:2\"]\n"
       "snappy = false\n",
       {"--mem-queue-size=100", "--lookupd-tcp-address=flag:1", "--snappy"});
-  EXPECT_EQ(o.mem_queue_size, 100);        // flag
-  EXPECT_EQ(o.max_rdy_count, 2);           // config
-  EXPECT_EQ(o.max_body_size, 5242880);     // default
+  EXPECT_EQ(o.mem_queue_size, 100);                                        // flag
+  EXPECT_EQ(o.max_rdy_count, 2);                                           // config
+  EXPECT_EQ(o.max_body_size, 5242880);                                     // default
   EXPECT_EQ(o.lookupd_tcp_addresses, std::vector<std::string>{"flag:1"});  // replaced, not merged
   EXPECT_TRUE(o.snappy);
   // A flag explicitly set to the default value still beats the config.

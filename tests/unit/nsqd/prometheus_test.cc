@@ -56,7 +56,8 @@ class ExpositionChecker {
   }
 
   static bool valid_value(const std::string& s) {
-    static const std::regex re(R"(NaN|[+-]Inf|[+-]?([0-9]+(\.[0-9]*)?|\.[0-9]+)([eE][+-]?[0-9]+)?)");
+    static const std::regex re(
+        R"(NaN|[+-]Inf|[+-]?([0-9]+(\.[0-9]*)?|\.[0-9]+)([eE][+-]?[0-9]+)?)");
     return std::regex_match(s, re);
   }
 
@@ -92,7 +93,8 @@ class ExpositionChecker {
       if (f.has_help) return "second HELP";
       if (rest.empty()) return "empty HELP";
       for (std::size_t i = 0; i < rest.size(); ++i) {
-        if (rest[i] == '\\' && (i + 1 == rest.size() || (rest[i + 1] != '\\' && rest[i + 1] != 'n'))) {
+        if (rest[i] == '\\' &&
+            (i + 1 == rest.size() || (rest[i + 1] != '\\' && rest[i + 1] != 'n'))) {
           return "bad escape in HELP";
         }
         if (rest[i] == '\\') ++i;
@@ -101,7 +103,8 @@ class ExpositionChecker {
     } else {
       if (f.has_type) return "second TYPE";
       if (f.samples != 0) return "TYPE after samples";
-      static const std::set<std::string> types = {"counter", "gauge", "histogram", "summary", "untyped"};
+      static const std::set<std::string> types = {"counter", "gauge", "histogram", "summary",
+                                                  "untyped"};
       if (types.count(rest) == 0) return "unknown type";
       f.type = rest;
       f.has_type = true;
@@ -144,10 +147,14 @@ class ExpositionChecker {
           if (c == '\\') {
             if (i + 1 >= line.size()) return "dangling escape";
             const char e = line[i + 1];
-            if (e == '\\') value += '\\';
-            else if (e == '"') value += '"';
-            else if (e == 'n') value += '\n';
-            else return "bad escape in label value";
+            if (e == '\\')
+              value += '\\';
+            else if (e == '"')
+              value += '"';
+            else if (e == 'n')
+              value += '\n';
+            else
+              return "bad escape in label value";
             i += 2;
             continue;
           }
@@ -309,9 +316,12 @@ TEST(Prometheus, FullSnapshotSamples) {
   EXPECT_TRUE(has("nsq_channel_messages_total{topic=\"orders\",channel=\"a\"} 9"));
   EXPECT_TRUE(has("# TYPE nsq_topic_e2e_processing_latency_seconds summary"));
   EXPECT_TRUE(has("nsq_topic_e2e_processing_latency_seconds{topic=\"orders\",quantile=\"1\"} 2.5"));
-  EXPECT_TRUE(has("nsq_topic_e2e_processing_latency_seconds{topic=\"orders\",quantile=\"0.99\"} 0.0015"));
+  EXPECT_TRUE(
+      has("nsq_topic_e2e_processing_latency_seconds{topic=\"orders\",quantile=\"0.99\"} 0.0015"));
   EXPECT_TRUE(has("nsq_topic_e2e_processing_latency_window_samples{topic=\"orders\"} 4"));
-  EXPECT_TRUE(has("nsq_channel_e2e_processing_latency_seconds{topic=\"orders\",channel=\"a\",quantile=\"0.5\"} NaN"));
+  EXPECT_TRUE(
+      has("nsq_channel_e2e_processing_latency_seconds{topic=\"orders\",channel=\"a\",quantile=\"0."
+          "5\"} NaN"));
   EXPECT_TRUE(has("nsq_memory_heap_in_use_bytes 3"));
   EXPECT_TRUE(has("nsq_memory_gc_pause_seconds{quantile=\"1\"} 0.0005"));
   EXPECT_TRUE(has("nsq_memory_gc_runs_total 9"));
@@ -341,16 +351,17 @@ TEST(PrometheusChecker, RejectsBrokenExpositions) {
   const std::string ok = "# HELP a_total h\n# TYPE a_total counter\na_total 1\n";
   EXPECT_FALSE(bad(ok));
   EXPECT_TRUE(bad("a_total 1\n"));                                        // no TYPE
-  EXPECT_TRUE(bad("# HELP a h\n# TYPE a gauge\na 1"));                     // no final \n
-  EXPECT_TRUE(bad("# HELP a h\n# TYPE a gauge\na{x=\"1\",} 1\n"));         // trailing comma
-  EXPECT_TRUE(bad("# HELP a h\n# TYPE a gauge\na{x=\"\\t\"} 1\n"));        // bad escape
-  EXPECT_TRUE(bad("# HELP a h\n# TYPE a gauge\na{x=1} 1\n"));              // unquoted
-  EXPECT_TRUE(bad("# HELP a h\n# TYPE a gauge\na 1\na 2\n"));              // duplicate series
-  EXPECT_TRUE(bad("# HELP a h\n# TYPE a gauge\na one\n"));                 // bad value
-  EXPECT_TRUE(bad("# HELP 1a h\n# TYPE 1a gauge\n1a 1\n"));                // bad name
-  EXPECT_TRUE(bad("# HELP a h\n# TYPE a gauge\na{quantile=\"1\"} 1\n"));   // quantile on gauge
-  EXPECT_TRUE(bad("# HELP a h\n# TYPE a counter\na 1\n"));                 // counter w/o _total
-  EXPECT_TRUE(bad("# HELP a h\n# TYPE a gauge\na 1\n# HELP b h\n# TYPE b gauge\nb 1\na{x=\"y\"} 1\n"));
+  EXPECT_TRUE(bad("# HELP a h\n# TYPE a gauge\na 1"));                    // no final \n
+  EXPECT_TRUE(bad("# HELP a h\n# TYPE a gauge\na{x=\"1\",} 1\n"));        // trailing comma
+  EXPECT_TRUE(bad("# HELP a h\n# TYPE a gauge\na{x=\"\\t\"} 1\n"));       // bad escape
+  EXPECT_TRUE(bad("# HELP a h\n# TYPE a gauge\na{x=1} 1\n"));             // unquoted
+  EXPECT_TRUE(bad("# HELP a h\n# TYPE a gauge\na 1\na 2\n"));             // duplicate series
+  EXPECT_TRUE(bad("# HELP a h\n# TYPE a gauge\na one\n"));                // bad value
+  EXPECT_TRUE(bad("# HELP 1a h\n# TYPE 1a gauge\n1a 1\n"));               // bad name
+  EXPECT_TRUE(bad("# HELP a h\n# TYPE a gauge\na{quantile=\"1\"} 1\n"));  // quantile on gauge
+  EXPECT_TRUE(bad("# HELP a h\n# TYPE a counter\na 1\n"));                // counter w/o _total
+  EXPECT_TRUE(
+      bad("# HELP a h\n# TYPE a gauge\na 1\n# HELP b h\n# TYPE b gauge\nb 1\na{x=\"y\"} 1\n"));
   EXPECT_TRUE(bad("# HELP a h\na 1\n# TYPE a gauge\n"));                   // TYPE after sample
   EXPECT_TRUE(bad("# HELP a h\n# TYPE a gauge\n# TYPE a gauge\na 1\n"));   // second TYPE
   EXPECT_TRUE(bad("# HELP a h\n# TYPE a gauge\n\na 1\n"));                 // blank line

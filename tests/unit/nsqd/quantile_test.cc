@@ -117,9 +117,9 @@ TEST(LatencyStream, MemoryDoesNotGrowWithMessageCount) {
 TEST(LatencyStream, TwoHalfWindowsRollOver) {
   // Window 10 s: half windows of 5 s starting at kT0.
   LatencyStream s({1.0}, 10s, kT0);
-  s.record(100, kT0 + 1s);             // window A
+  s.record(100, kT0 + 1s);                    // window A
   EXPECT_EQ(s.snapshot(kT0 + 5s).count, 1u);  // the boundary itself is not stale (Go's After)
-  s.record(200, kT0 + 6s);             // moves: B current, A kept
+  s.record(200, kT0 + 6s);                    // moves: B current, A kept
   auto l = s.snapshot(kT0 + 6s);
   EXPECT_EQ(l.count, 2u);
   EXPECT_EQ(value_at(l, 1.0), 200.0);

@@ -130,25 +130,25 @@ TEST_F(StatsText, TopicsChannelsClientsProducers) {
   prod.connect_ts = 1700000000;
   s.producers.push_back(prod);
 
-  EXPECT_EQ(
-      render_stats_text(s, "nsqd v1.3.0", 1700000165),
-      "nsqd v1.3.0\n"
-      "start_time 2023-11-14T22:13:20Z\n"
-      "uptime 2m45s\n"
-      "\n"
-      "Health: NOK - bad disk\n"
-      "\n"
-      "Topics:\n"
-      "   [orders         ] depth: 12    be-depth: 2     msgs: 345      e2e%: 2.5s, 1.5us\n"
-      "   *P [archive                  ] depth: 1     be-depth: 0     inflt: 3    def: 4    "
-      "re-q: 5     timeout: 6     msgs: 345      e2e%: \n"
-      "        [V2 worker1:40000 go-nsq/1.1.0] state: 3 inflt: 3    rdy: 10   fin: 300      "
-      "re-q: 5        msgs: 308      connected: 1m5s\n"
-      "\n"
-      "*P [paused         ] depth: 0     be-depth: 0     msgs: 0        e2e%: \n"
-      "\n"
-      "Producers:\n"
-      "   [V2 pub:5555 curl        ] msgs: 345      topics: orders=300,events=45 connected: 2m45s\n");
+  EXPECT_EQ(render_stats_text(s, "nsqd v1.3.0", 1700000165),
+            "nsqd v1.3.0\n"
+            "start_time 2023-11-14T22:13:20Z\n"
+            "uptime 2m45s\n"
+            "\n"
+            "Health: NOK - bad disk\n"
+            "\n"
+            "Topics:\n"
+            "   [orders         ] depth: 12    be-depth: 2     msgs: 345      e2e%: 2.5s, 1.5us\n"
+            "   *P [archive                  ] depth: 1     be-depth: 0     inflt: 3    def: 4    "
+            "re-q: 5     timeout: 6     msgs: 345      e2e%: \n"
+            "        [V2 worker1:40000 go-nsq/1.1.0] state: 3 inflt: 3    rdy: 10   fin: 300      "
+            "re-q: 5        msgs: 308      connected: 1m5s\n"
+            "\n"
+            "*P [paused         ] depth: 0     be-depth: 0     msgs: 0        e2e%: \n"
+            "\n"
+            "Producers:\n"
+            "   [V2 pub:5555 curl        ] msgs: 345      topics: orders=300,events=45 connected: "
+            "2m45s\n");
 }
 
 TEST_F(StatsText, ClientLinePadsIdAndHandlesOddAddresses) {
@@ -157,9 +157,10 @@ TEST_F(StatsText, ClientLinePadsIdAndHandlesOddAddresses) {
   c.remote_address = "/tmp/nsqd.sock";  // unix socket: no port
   c.user_agent = "ua";
   c.connect_ts = 100;
-  EXPECT_EQ(text::client_line(c, 100),
-            "[V2 h: ua                ] state: 0 inflt: 0    rdy: 0    fin: 0        re-q: 0        "
-            "msgs: 0        connected: 0s");
+  EXPECT_EQ(
+      text::client_line(c, 100),
+      "[V2 h: ua                ] state: 0 inflt: 0    rdy: 0    fin: 0        re-q: 0        "
+      "msgs: 0        connected: 0s");
 }
 
 }  // namespace

@@ -9,10 +9,10 @@
 #include <gtest/gtest.h>
 
 #include <atomic>
-#include <optional>
-#include <thread>
 #include <chrono>
+#include <optional>
 #include <string>
+#include <thread>
 #include <vector>
 
 namespace nsq::nsqd {
@@ -234,7 +234,8 @@ TEST(StatsdSender, SendsDeltasOverUdp) {
     first += *d;
   }
   EXPECT_EQ(first.rfind("nsq.test.topic.orders.message_count:100|c\n", 0), 0u) << first;
-  EXPECT_NE(first.find("nsq.test.topic.orders.channel.arch.message_count:90|c\n"), std::string::npos);
+  EXPECT_NE(first.find("nsq.test.topic.orders.channel.arch.message_count:90|c\n"),
+            std::string::npos);
 
   // Second push: deltas against the first (scale 2 - scale 1).
   std::string second;
@@ -244,7 +245,8 @@ TEST(StatsdSender, SendsDeltasOverUdp) {
     second += *d;
   }
   EXPECT_EQ(second.rfind("nsq.test.topic.orders.message_count:100|c\n", 0), 0u) << second;
-  EXPECT_NE(second.find("nsq.test.topic.orders.channel.arch.requeue_count:2|c\n"), std::string::npos);
+  EXPECT_NE(second.find("nsq.test.topic.orders.channel.arch.requeue_count:2|c\n"),
+            std::string::npos);
 
   sender.stop();
   EXPECT_GE(sender.pushes(), 2u);

@@ -4,16 +4,16 @@
 
 #include <charconv>
 #include <condition_variable>
-#include <mutex>
 #include <filesystem>
 #include <map>
+#include <mutex>
 #include <set>
 #include <string>
 #include <vector>
 
 #include "core_test_env.h"
-#include "nsqd/errc.h"
 #include "nsq/names.h"
+#include "nsqd/errc.h"
 
 namespace nsq::nsqd {
 namespace {
@@ -22,8 +22,8 @@ using namespace std::chrono_literals;
 using coretest::CoreEnv;
 using coretest::eventually;
 using coretest::id_string;
-using coretest::TestSubscriber;
 using coretest::test_options;
+using coretest::TestSubscriber;
 
 constexpr std::chrono::nanoseconds kLongTimeout = 60s;
 constexpr std::int64_t kNodeId = 7;
@@ -178,7 +178,8 @@ TEST_F(TopicSmallMemTest, BacklogOverflowGoesToTheTopicDiskQueueAndIsDrained) {
   auto b = bodies(got);
   EXPECT_EQ(b.size(), 30u);
   auto want = names("x", 0, 30);
-  EXPECT_EQ(std::set<std::string>(b.begin(), b.end()), std::set<std::string>(want.begin(), want.end()));
+  EXPECT_EQ(std::set<std::string>(b.begin(), b.end()),
+            std::set<std::string>(want.begin(), want.end()));
   EXPECT_TRUE(eventually([&] { return t->stats().depth == 0; }));
   EXPECT_TRUE(env_.disk_errors().empty());
 }
@@ -447,8 +448,8 @@ void prefill(CoreEnv& env, const std::string& name, int n) {
   ASSERT_TRUE(q);
   std::vector<std::string> recs;
   for (int i = 0; i < n; ++i) {
-    recs.push_back(encode_record(
-        QueuedMessage{coretest::make_message(static_cast<std::uint64_t>(i + 1), "r" + std::to_string(i)), 0}));
+    recs.push_back(encode_record(QueuedMessage{
+        coretest::make_message(static_cast<std::uint64_t>(i + 1), "r" + std::to_string(i)), 0}));
   }
   std::vector<std::string_view> views(recs.begin(), recs.end());
   ASSERT_FALSE(q->put_batch(views));

@@ -4,10 +4,10 @@
 // the frames it would send.
 #include <utility>  // before Asio's headers (Boost 1.74)
 
+#include <gtest/gtest.h>
 #include <boost/asio/co_spawn.hpp>
 #include <boost/asio/detached.hpp>
 #include <boost/asio/io_context.hpp>
-#include <gtest/gtest.h>
 
 #include <memory>
 #include <string>
@@ -67,7 +67,9 @@ class TestClient final : public V2Client,
   ClientState& state() override { return state_; }
   boost::asio::any_io_executor executor() override { return io_.get_executor(); }
   std::weak_ptr<Subscriber> subscriber() override { return weak_from_this(); }
-  void respond(std::string_view data) override { frames.push_back("response " + std::string(data)); }
+  void respond(std::string_view data) override {
+    frames.push_back("response " + std::string(data));
+  }
   bool fail(const ProtocolError& error) override {
     frames.push_back("error " + error.render());
     if (error.fatal) closed = true;
@@ -215,8 +217,8 @@ TEST_F(V2HandlersTest, SubscribeRdyFinAndTheirFailures) {
   const std::string fin = "FIN " + std::string(id.data(), id.size()) + "\n";
   c->feed(fin + fin);
   ASSERT_EQ(c->frames.size(), 2u);
-  EXPECT_EQ(c->frames[1],
-            "error E_FIN_FAILED FIN " + std::string(id.data(), id.size()) + " failed ID not in flight");
+  EXPECT_EQ(c->frames[1], "error E_FIN_FAILED FIN " + std::string(id.data(), id.size()) +
+                              " failed ID not in flight");
   EXPECT_FALSE(c->closed);
   EXPECT_EQ(c->state().stats().finish_count, 1u);
 

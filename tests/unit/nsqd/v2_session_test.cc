@@ -112,11 +112,14 @@ std::vector<std::string> steps(std::string_view input, SessionLimits limits = sm
 using Log = std::vector<std::string>;
 
 TEST(V2Session, CommandsAndBodies) {
-  const std::string input = "  V2" "NOP\n" "PUB t\n" + sized("hello") + "FIN 0123456789abcdef\r\n" +
-                            "DPUB t 100\n" + sized("later") + "RDY 5\n";
-  EXPECT_EQ(steps(input), (Log{"cmd NOP", "cmd PUB [t]", "body PUB hello",
-                               "cmd FIN [0123456789abcdef]", "cmd DPUB [t] [100]",
-                               "body DPUB later", "cmd RDY [5]", "close"}));
+  const std::string input =
+      "  V2"
+      "NOP\n"
+      "PUB t\n" +
+      sized("hello") + "FIN 0123456789abcdef\r\n" + "DPUB t 100\n" + sized("later") + "RDY 5\n";
+  EXPECT_EQ(steps(input),
+            (Log{"cmd NOP", "cmd PUB [t]", "body PUB hello", "cmd FIN [0123456789abcdef]",
+                 "cmd DPUB [t] [100]", "body DPUB later", "cmd RDY [5]", "close"}));
 }
 
 TEST(V2Session, BadMagicIsRefused) {

@@ -18,25 +18,25 @@ struct Config {
   using Duration = std::chrono::nanoseconds;
 
   Duration dial_timeout = std::chrono::seconds(1);
-  Duration read_timeout = std::chrono::seconds(60);   // 100ms..5m
-  Duration write_timeout = std::chrono::seconds(1);   // 100ms..5m
+  Duration read_timeout = std::chrono::seconds(60);           // 100ms..5m
+  Duration write_timeout = std::chrono::seconds(1);           // 100ms..5m
   Duration lookupd_poll_interval = std::chrono::seconds(60);  // 10ms..5m
-  double lookupd_poll_jitter = 0.3;                   // 0..1
+  double lookupd_poll_jitter = 0.3;                           // 0..1
   Duration lookupd_poll_timeout = std::chrono::seconds(60);
   Duration max_requeue_delay = std::chrono::minutes(15);      // 0..60m
   Duration default_requeue_delay = std::chrono::seconds(90);  // 0..60m
   BackoffStrategy backoff_strategy = BackoffStrategy::exponential;
-  Duration max_backoff_duration = std::chrono::minutes(2);    // 0..60m
-  Duration backoff_multiplier = std::chrono::seconds(1);      // 0..60m
-  int max_attempts = 5;                               // 0..65535; 0 = unlimited
-  Duration low_rdy_idle_timeout = std::chrono::seconds(10);   // 1s..5m
-  Duration low_rdy_timeout = std::chrono::seconds(30);        // 1s..5m
+  Duration max_backoff_duration = std::chrono::minutes(2);       // 0..60m
+  Duration backoff_multiplier = std::chrono::seconds(1);         // 0..60m
+  int max_attempts = 5;                                          // 0..65535; 0 = unlimited
+  Duration low_rdy_idle_timeout = std::chrono::seconds(10);      // 1s..5m
+  Duration low_rdy_timeout = std::chrono::seconds(30);           // 1s..5m
   Duration rdy_redistribute_interval = std::chrono::seconds(5);  // 1ms..5s
-  std::string client_id;  // default: short hostname
-  std::string hostname;   // default: hostname
+  std::string client_id;                                         // default: short hostname
+  std::string hostname;                                          // default: hostname
   std::string user_agent = "go-nsq/1.1.0";
   Duration heartbeat_interval = std::chrono::seconds(30);  // -1 disables
-  int sample_rate = 0;                                      // 0..99
+  int sample_rate = 0;                                     // 0..99
   bool tls_v1 = false;
   std::string tls_root_ca_file;
   bool tls_insecure_skip_verify = false;
@@ -48,7 +48,7 @@ struct Config {
   bool snappy = false;
   int64_t output_buffer_size = 16384;
   Duration output_buffer_timeout = std::chrono::milliseconds(250);
-  int max_in_flight = 1;  // >= 0
+  int max_in_flight = 1;                    // >= 0
   Duration msg_timeout = Duration::zero();  // 0 = the server's default
   std::string auth_secret;
   bool skip_lookupd_authorization = true;

@@ -43,8 +43,8 @@ class Producer {
   void publish_async(std::string topic, std::string body, PublishCallback done);
   void multi_publish_async(std::string topic, std::vector<std::string> bodies,
                            PublishCallback done);
-  void deferred_publish_async(std::string topic, std::chrono::milliseconds delay,
-                              std::string body, PublishCallback done);
+  void deferred_publish_async(std::string topic, std::chrono::milliseconds delay, std::string body,
+                              PublishCallback done);
 
   // Blocking forms: return once nsqd answered.
   PublishResult publish(std::string topic, std::string body);

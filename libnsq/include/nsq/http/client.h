@@ -69,9 +69,9 @@ tl::expected<ClientResponse, std::string> request(const ClientRequest& request);
 
 // The parts of an absolute http:// or https:// URL that a request needs.
 struct Url {
-  bool https = false;     // scheme https: the request needs ClientTls::enable
-  std::string authority;  // "host[:port]" as written, without user info: Go's Host header
-  std::string host;       // without brackets for IPv6
+  bool https = false;        // scheme https: the request needs ClientTls::enable
+  std::string authority;     // "host[:port]" as written, without user info: Go's Host header
+  std::string host;          // without brackets for IPv6
   std::uint16_t port = 80;   // 443 when https and none written
   std::string target = "/";  // path (as written, "/" if empty) and "?query"; no fragment
   // "user:password@" as written, percent-decoded; Go sends them as

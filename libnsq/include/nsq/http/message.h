@@ -15,9 +15,9 @@ using HeaderList = std::vector<std::pair<std::string, std::string>>;
 
 // One HTTP/1.x request, fully read (headers and body) before the handler sees it.
 struct Request {
-  std::string method;  // as sent, e.g. "GET", "POST" (case-sensitive, like Go)
-  std::string target;  // as received, e.g. "/pub?topic=x&defer=10"
-  std::string path;    // "/pub": percent-decoded ('+' stays '+'), without the query
+  std::string method;     // as sent, e.g. "GET", "POST" (case-sensitive, like Go)
+  std::string target;     // as received, e.g. "/pub?topic=x&defer=10"
+  std::string path;       // "/pub": percent-decoded ('+' stays '+'), without the query
   std::string raw_query;  // "topic=x&defer=10": after the first '?', undecoded
   // Decoded pairs of raw_query in order, as Go's url.ParseQuery splits them
   // ('&' only, '+' is a space, "k" alone is ("k", "")); a key may repeat.

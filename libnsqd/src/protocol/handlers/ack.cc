@@ -40,8 +40,8 @@ bool ack_failed(V2Client& client, ErrorCode code, std::string_view cmd, std::str
                 Channel::AckResult r) {
   const std::string_view reason =
       r == Channel::AckResult::not_owner ? "client does not own message" : "ID not in flight";
-  return client.fail(error(code, std::string(cmd) + " " + std::string(id) + " failed " +
-                                     std::string(reason)));
+  return client.fail(
+      error(code, std::string(cmd) + " " + std::string(id) + " failed " + std::string(reason)));
 }
 
 }  // namespace
@@ -70,9 +70,9 @@ bool req(V2Client& client, const CommandLine& command) {
   // Clamped into 0..--max-req-timeout, after Go's wrapping conversion (so
   // 2^64-1 ms, -1 ms to Go, requeues at once).
   const std::chrono::nanoseconds wanted(go_millis_to_nanos(*timeout));
-  const auto delay = std::chrono::duration_cast<std::chrono::milliseconds>(
-      std::clamp<std::chrono::nanoseconds>(wanted, std::chrono::nanoseconds(0),
-                                           client.broker().options().max_req_timeout));
+  const auto delay =
+      std::chrono::duration_cast<std::chrono::milliseconds>(std::clamp<std::chrono::nanoseconds>(
+          wanted, std::chrono::nanoseconds(0), client.broker().options().max_req_timeout));
   ClientState& state = client.state();
   DiskWrites spill;
   const auto r = state.channel()->requeue(state.id(), *id, delay, spill);
@@ -89,8 +89,8 @@ bool touch(V2Client& client, const CommandLine& command) {
   auto id = checked_id(client, "TOUCH", 1, command);
   if (!id) return false;
   ClientState& state = client.state();
-  const auto r = state.channel()->touch(
-      state.id(), *id, std::chrono::milliseconds(state.settings().msg_timeout_ms));
+  const auto r = state.channel()->touch(state.id(), *id,
+                                        std::chrono::milliseconds(state.settings().msg_timeout_ms));
   if (r != Channel::AckResult::ok) {
     return ack_failed(client, ErrorCode::touch_failed, "TOUCH", command.params[0], r);
   }

@@ -91,8 +91,7 @@ awaitable<bool> check_auth(V2Client& client, std::string_view cmd, std::string t
   if (client.broker().options().auth_http_addresses.empty()) co_return true;
   ClientState& state = client.state();
   if (!state.authorized()) {
-    co_return client.fail(
-        error(ErrorCode::auth_first, "AUTH required before " + std::string(cmd)));
+    co_return client.fail(error(ErrorCode::auth_first, "AUTH required before " + std::string(cmd)));
   }
   if (state.auth()->expired(std::chrono::steady_clock::now())) {
     auto granted = co_await query_auth(client);
@@ -100,9 +99,9 @@ awaitable<bool> check_auth(V2Client& client, std::string_view cmd, std::string t
     state.set_auth(std::move(*granted));
   }
   if (!state.auth()->allows(topic, channel)) {
-    co_return client.fail(error(ErrorCode::unauthorized,
-                                "AUTH failed for " + std::string(cmd) + " on " +
-                                    flags::go_quote(topic) + " " + flags::go_quote(channel)));
+    co_return client.fail(error(ErrorCode::unauthorized, "AUTH failed for " + std::string(cmd) +
+                                                             " on " + flags::go_quote(topic) + " " +
+                                                             flags::go_quote(channel)));
   }
   co_return true;
 }

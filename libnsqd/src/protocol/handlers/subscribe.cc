@@ -25,9 +25,9 @@ bool join(V2Client& client, const std::string& topic_name, const std::string& ch
         client.respond("OK");
         return true;
       case Channel::AddResult::too_many_consumers:
-        return client.fail(failed("SUB", "consumers for " + topic_name + ":" + channel_name +
-                                             " exceeds limit of " +
-                                             std::to_string(broker.options().max_channel_consumers)));
+        return client.fail(failed(
+            "SUB", "consumers for " + topic_name + ":" + channel_name + " exceeds limit of " +
+                       std::to_string(broker.options().max_channel_consumers)));
       case Channel::AddResult::exiting:
         continue;
     }
