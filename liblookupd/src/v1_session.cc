@@ -1,125 +1,16 @@
 #include "v1_session.h"
 
-#include <rapidjson/memorystream.h>
-#include <rapidjson/reader.h>
-
-#include <charconv>
-#include <limits>
 #include <utility>
 
 #include "nsq/flags/go_duration.h"
-#include "nsq/go_json.h"
+#include "nsq/json/go_object.h"
 #include "nsq/json/writer.h"
 #include "nsq/names.h"
-#include "nsq/utf8.h"
 
 namespace nsq::lookupd {
 namespace {
 
 constexpr std::string_view kMagicV1 = "  V1";
-
-enum class Field {
-  none,
-  remote_address,
-  hostname,
-  broadcast_address,
-  tcp_port,
-  http_port,
-  version
-};
-
-Field lookup_field(std::string_view key) {
-  static constexpr std::pair<std::string_view, Field> kFields[] = {
-      {"remote_address", Field::remote_address},
-      {"hostname", Field::hostname},
-      {"broadcast_address", Field::broadcast_address},
-      {"tcp_port", Field::tcp_port},
-      {"http_port", Field::http_port},
-      {"version", Field::version},
-  };
-  for (const auto& [name, field] : kFields) {
-    if (go_json::key_matches(key, name)) return field;
-  }
-  return Field::none;
-}
-
-// SAX events -> PeerInfo with Go's rules; returning false is a decode error.
-class PeerInfoHandler : public rapidjson::BaseReaderHandler<rapidjson::UTF8<>, PeerInfoHandler> {
- public:
-  using SizeType = rapidjson::SizeType;
-
-  explicit PeerInfoHandler(PeerInfo& info) : info_(info) {}
-
-  bool Null() { return true; }
-  bool Bool(bool) { return !applies() && depth_ > 0; }
-
-  bool RawNumber(const char* s, SizeType len, bool) {
-    if (!applies()) return depth_ > 0;
-    std::int64_t* target = nullptr;
-    if (field_ == Field::tcp_port) target = &info_.tcp_port;
-    if (field_ == Field::http_port) target = &info_.http_port;
-    if (!target) return false;
-    const std::string_view raw(s, len);
-    if (raw.find_first_of(".eE") != std::string_view::npos) return false;
-    std::int64_t v = 0;
-    auto [end, ec] = std::from_chars(raw.data(), raw.data() + raw.size(), v);
-    if (ec != std::errc() || end != raw.data() + raw.size()) return false;
-    *target = v;
-    return true;
-  }
-
-  bool String(const char* s, SizeType len, bool) {
-    if (!applies()) return depth_ > 0;
-    std::string* target = nullptr;
-    switch (field_) {
-      case Field::remote_address:
-        target = &info_.remote_address;
-        break;
-      case Field::hostname:
-        target = &info_.hostname;
-        break;
-      case Field::broadcast_address:
-        target = &info_.broadcast_address;
-        break;
-      case Field::version:
-        target = &info_.version;
-        break;
-      default:
-        return false;
-    }
-    *target = utf8::sanitize(std::string_view(s, len));
-    return true;
-  }
-
-  bool StartObject() {
-    if (depth_ == 1 && field_ != Field::none) return false;
-    return ++depth_ <= go_json::kMaxDepth;
-  }
-  bool Key(const char* s, SizeType len, bool) {
-    if (depth_ == 1) field_ = lookup_field(std::string_view(s, len));
-    return true;
-  }
-  bool EndObject(SizeType) {
-    --depth_;
-    return true;
-  }
-  bool StartArray() {
-    if (depth_ == 0 || (depth_ == 1 && field_ != Field::none)) return false;
-    return ++depth_ <= go_json::kMaxDepth;
-  }
-  bool EndArray(SizeType) {
-    --depth_;
-    return true;
-  }
-  bool Default() { return false; }
-
- private:
-  bool applies() const { return depth_ == 1 && field_ != Field::none; }
-
-  PeerInfo& info_;
-  int depth_ = 0;
-  Field field_ = Field::none;
-};
 
 // Go's strings.Split(line, " ").
 std::vector<std::string_view> split_spaces(std::string_view line) {
@@ -142,28 +33,16 @@ std::string_view trim(std::string_view s) {
   return s.substr(b, s.find_last_not_of(kSpace) - b + 1);
 }
 
-bool is_json_space(char c) { return c == ' ' || c == '\t' || c == '\n' || c == '\r'; }
-
 }  // namespace
 
 std::optional<PeerInfo> parse_peer_info(std::string_view body) {
-  constexpr unsigned kFlags = rapidjson::kParseDefaultFlags | rapidjson::kParseIterativeFlag |
-                              rapidjson::kParseNumbersAsStringsFlag |
-                              rapidjson::kParseStopWhenDoneFlag;
-  // Both rewrites keep what Go accepts and refuses (see go_json.h).
-  std::optional<std::string> replaced = go_json::replace_lone_surrogate_escapes(body);
-  if (replaced) body = *replaced;
-  std::optional<std::string> tamed = go_json::tame_big_numbers(body);
-  if (tamed) body = *tamed;
   PeerInfo info;
-  PeerInfoHandler handler(info);
-  rapidjson::MemoryStream stream(body.data(), body.size());
-  rapidjson::Reader reader;
-  if (reader.Parse<kFlags>(stream, handler).IsError()) return std::nullopt;
-  // RapidJSON stops at a NUL byte as if the input ended: check the rest here.
-  for (std::size_t i = stream.Tell(); i < body.size(); ++i) {
-    if (!is_json_space(body[i])) return std::nullopt;
-  }
+  const json::GoField fields[] = {
+      {"remote_address", &info.remote_address},       {"hostname", &info.hostname},
+      {"broadcast_address", &info.broadcast_address}, {"tcp_port", json::GoInt{&info.tcp_port}},
+      {"http_port", json::GoInt{&info.http_port}},    {"version", &info.version},
+  };
+  if (!json::decode_go_object(body, fields)) return std::nullopt;
   return info;
 }
 

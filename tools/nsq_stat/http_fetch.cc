@@ -2,35 +2,9 @@
 
 #include "nsq/flags/go_strconv.h"
 #include "nsq/http/client.h"
+#include "nsq/http/message.h"
 
 namespace nsq::stat {
-namespace {
-
-// Go's http.StatusText for the statuses NSQ servers send.
-std::string status_text(int status) {
-  switch (status) {
-    case 200:
-      return "OK";
-    case 400:
-      return "Bad Request";
-    case 403:
-      return "Forbidden";
-    case 404:
-      return "Not Found";
-    case 405:
-      return "Method Not Allowed";
-    case 413:
-      return "Request Entity Too Large";
-    case 500:
-      return "Internal Server Error";
-    case 503:
-      return "Service Unavailable";
-    default:
-      return "";
-  }
-}
-
-}  // namespace
 
 tl::expected<std::string, std::string> fetch_v1(const std::string& address,
                                                 const std::string& target,
@@ -49,7 +23,8 @@ tl::expected<std::string, std::string> fetch_v1(const std::string& address,
   if (!resp) return tl::unexpected("Get \"" + url + "\": " + resp.error());
   if (resp->status != 200) {
     std::string status = std::to_string(resp->status);
-    if (auto text = status_text(resp->status); !text.empty()) status += " " + text;
+    if (auto text = http::status_text(resp->status); !text.empty())
+      status += " " + std::string(text);
     return tl::unexpected("got response " + status + " " + flags::go_quote(resp->body));
   }
   return std::move(resp->body);

@@ -17,6 +17,7 @@
 
 #include "http/client_tls.h"
 #include "http/response_reader.h"
+#include "nsq/base64.h"
 
 namespace nsq::http {
 
@@ -328,27 +329,7 @@ std::string query_escape(std::string_view text) {
 }
 
 std::string basic_auth(std::string_view username, std::string_view password) {
-  static constexpr char kAlphabet[] =
-      "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
-  std::string plain = std::string(username) + ":" + std::string(password);
-  std::string out = "Basic ";
-  std::size_t i = 0;
-  for (; i + 3 <= plain.size(); i += 3) {
-    unsigned v = (static_cast<unsigned char>(plain[i]) << 16) |
-                 (static_cast<unsigned char>(plain[i + 1]) << 8) |
-                 static_cast<unsigned char>(plain[i + 2]);
-    out += {kAlphabet[v >> 18], kAlphabet[(v >> 12) & 63], kAlphabet[(v >> 6) & 63],
-            kAlphabet[v & 63]};
-  }
-  if (std::size_t left = plain.size() - i; left > 0) {
-    unsigned v = static_cast<unsigned char>(plain[i]) << 16;
-    if (left == 2) v |= static_cast<unsigned char>(plain[i + 1]) << 8;
-    out += kAlphabet[v >> 18];
-    out += kAlphabet[(v >> 12) & 63];
-    out += left == 2 ? kAlphabet[(v >> 6) & 63] : '=';
-    out += '=';
-  }
-  return out;
+  return "Basic " + base64::encode(std::string(username) + ":" + std::string(password));
 }
 
 }  // namespace nsq::http
