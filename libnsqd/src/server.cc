@@ -14,11 +14,14 @@
 #include <fcntl.h>
 #include <sys/file.h>
 #include <unistd.h>
+#include <algorithm>
 #include <chrono>
 #include <future>
+#include <optional>
 #include <thread>
 #include <vector>
 
+#include "cluster/coordinator.h"
 #include "core/broker.h"
 #include "core/worker_pool.h"
 #include "http/http_api.h"
@@ -50,6 +53,20 @@ int io_thread_count(const Options& o) {
   if (o.io_threads > 0) return o.io_threads;
   unsigned n = std::thread::hardware_concurrency();
   return n == 0 ? 1 : static_cast<int>(n);
+}
+
+// --etcd-endpoints, comma-separated, as a client of etcd.
+tl::expected<cluster::etcd::Client, std::string> make_etcd_client(const Options& o) {
+  std::vector<std::string> endpoints;
+  for (std::size_t from = 0; from <= o.etcd_endpoints.size();) {
+    const std::size_t comma = std::min(o.etcd_endpoints.find(',', from), o.etcd_endpoints.size());
+    if (comma > from) endpoints.push_back(o.etcd_endpoints.substr(from, comma - from));
+    from = comma + 1;
+  }
+  return cluster::etcd::Client::make(
+      endpoints,
+      {std::chrono::duration_cast<std::chrono::milliseconds>(o.http_client_connect_timeout),
+       std::chrono::duration_cast<std::chrono::milliseconds>(o.http_client_request_timeout)});
 }
 
 class Server final : public DaemonServer {
@@ -90,6 +107,11 @@ class Server final : public DaemonServer {
 
     auto tls = make_tls_context(o);
     if (!tls) return "failed to build TLS config - " + tls.error();
+    if (!o.etcd_endpoints.empty()) {
+      auto client = make_etcd_client(o);
+      if (!client) return "invalid --etcd-endpoints - " + client.error();
+      etcd_client_.emplace(std::move(*client));
+    }
     security_.tls = std::move(*tls);
     if (!o.auth_http_addresses.empty()) {
       // Auth queries block for up to the HTTP client timeouts: own threads,
@@ -198,6 +220,8 @@ class Server final : public DaemonServer {
       lookup_->set_addresses(std::move(addresses));
     });
 
+    start_cluster();
+
     asio::co_spawn(io_.first(), accept_loop(), asio::detached);
     io_.start();
     if (http_) http_->start();
@@ -217,6 +241,10 @@ class Server final : public DaemonServer {
     });
     closed.get_future().wait();
     log_->info("TCP: closing {}", "listener");
+    if (coordinator_) {
+      broker_.set_topic_created_hook(nullptr);
+      coordinator_->stop();  // this node's leaderships end now, not a lease TTL later
+    }
     if (http_) http_->stop();
     if (https_) https_->stop();
     if (statsd_) statsd_->stop();
@@ -236,6 +264,48 @@ class Server final : public DaemonServer {
                              "{\"message\": \"TLS_REQUIRED\", \"https_port\": " +
                                  std::to_string(https_ ? https_->port() : 0) + "}",
                              http::kJsonContentType);
+  }
+
+  // Cluster mode (--etcd-endpoints): joins the cluster in etcd and places
+  // the topics this node has and creates (docs/replication.md).
+  void start_cluster() {
+    const Options& o = broker_.options();
+    if (!etcd_client_) return;
+    const int tcp_port = o.broadcast_tcp_port > 0 ? o.broadcast_tcp_port : tcp_port_;
+    const int http_port = o.broadcast_http_port > 0 ? o.broadcast_http_port
+                                                    : (http_ ? static_cast<int>(http_->port()) : 0);
+    cluster::Coordinator::Settings cs;
+    cs.cluster_name = o.cluster_name;
+    cs.node_id = o.broadcast_address + ":" + std::to_string(tcp_port);
+    cs.node = {cs.node_id, o.broadcast_address + ":" + std::to_string(http_port), "1.3.0"};
+    cs.replication_factor = o.default_replication_factor;
+    cs.lease_ttl = std::chrono::duration_cast<std::chrono::seconds>(o.cluster_lease_ttl);
+    coordinator_ = std::make_unique<cluster::Coordinator>(
+        std::move(*etcd_client_), std::move(cs), log_,
+        [this](const std::string& topic) { broker_.get_or_create_topic(topic); });
+    broker_.set_topic_created_hook(
+        [this](const std::string& topic) { coordinator_->ensure_topic(topic); });
+    api_.set_cluster(HttpApi::Cluster{
+        [this](const std::string& topic) -> std::optional<stats::Replication> {
+          auto r = coordinator_->replication(topic);
+          if (!r) return std::nullopt;
+          const std::string& self = coordinator_->node_id();
+          const bool replica =
+              std::find(r->replicas.begin(), r->replicas.end(), self) != r->replicas.end();
+          return stats::Replication{r->leader ? "leader" : (replica ? "follower" : "none"),
+                                    r->epoch,
+                                    r->leader_id,
+                                    r->replicas,
+                                    r->isr,
+                                    {}};
+        },
+        [this](const std::string& topic, int replicas) {
+          coordinator_->ensure_topic(topic, replicas);
+        }});
+    for (const auto& topic : broker_.topics()) {
+      if (!topic->ephemeral()) coordinator_->ensure_topic(topic->name());
+    }
+    coordinator_->start();
   }
 
   asio::awaitable<void> accept_loop() {
@@ -263,6 +333,9 @@ class Server final : public DaemonServer {
   std::unique_ptr<http::Server> https_;
   std::unique_ptr<StatsdSender> statsd_;
   std::unique_ptr<LookupClient> lookup_;
+  // Cluster mode only. Its thread calls into broker_ (declared before it).
+  std::optional<cluster::etcd::Client> etcd_client_;  // from --etcd-endpoints, for coordinator_
+  std::unique_ptr<cluster::Coordinator> coordinator_;
   ConnSecurity security_;
   // After io_: destroyed (its queued queries finished) while the I/O
   // contexts they post their results to still exist.

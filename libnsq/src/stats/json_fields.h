@@ -18,6 +18,8 @@
 //   v.nullable(key, vector, null_when(flag, value))
 //                                 an array, or null when flag == value
 //   v.optional(key, optional)     an object, left out when absent
+//   v.strings(key, vector)        an array of strings
+//   v.counts(key, vector)         an object of integers by name, in the vector's order
 //   v.clients(key, vector)        an array, null when the document leaves clients out
 //   v.producers(key, vector)      the same, and null when empty (Go's nil slice)
 // Objects (and array elements) are visited by calling visit again; the
@@ -117,6 +119,18 @@ void visit(T& t, V& v) {
   v.value("message_bytes", t.message_bytes);
   v.value("paused", t.paused);
   v.object("e2e_processing_latency", t.e2e);
+  v.optional("replication", t.replication);
+}
+
+template <class T, class V>
+requires Is<T, Replication>
+void visit(T& r, V& v) {
+  v.value("role", r.role);
+  v.value("epoch", r.epoch);
+  v.value("leader", r.leader);
+  v.strings("replicas", r.replicas);
+  v.strings("isr", r.isr);
+  v.counts("lag", r.lag);
 }
 
 template <class T, class V>

@@ -141,6 +141,25 @@ class Reader {
     if (const Value* m = member(key); m != nullptr && m->IsObject()) read(*m, v.emplace());
   }
 
+  void strings(const char* key, std::vector<std::string>& v) {
+    const Value* m = member(key);
+    if (m == nullptr || !m->IsArray()) return;
+    for (const auto& element : m->GetArray()) {
+      if (element.IsString()) v.emplace_back(element.GetString(), element.GetStringLength());
+    }
+  }
+
+  void counts(const char* key, std::vector<std::pair<std::string, std::int64_t>>& v) {
+    const Value* m = member(key);
+    if (m == nullptr || !m->IsObject()) return;
+    for (const auto& [name, n] : m->GetObject()) {
+      if (n.IsNumber()) {
+        v.emplace_back(std::string(name.GetString(), name.GetStringLength()),
+                       integer<std::int64_t>(n));
+      }
+    }
+  }
+
   void clients(const char* key, std::vector<Client>& v) {
     if (const Value* m = member(key); m != nullptr && m->IsNull()) *include_clients_ = false;
     list(key, v);

@@ -76,6 +76,25 @@ class Writer {
     if (v) object(key, *v);
   }
 
+  void strings(std::string_view key, const std::vector<std::string>& v) {
+    json::append_key(out_, key);
+    out_.push_back('[');
+    for (const auto& s : v) {
+      json::append_string(out_, s);
+      out_.push_back(',');
+    }
+    close(']');
+    out_.push_back(',');
+  }
+
+  void counts(std::string_view key, const std::vector<std::pair<std::string, std::int64_t>>& v) {
+    json::append_key(out_, key);
+    out_.push_back('{');
+    for (const auto& [name, n] : v) value(name, n);
+    close('}');
+    out_.push_back(',');
+  }
+
   void clients(std::string_view key, const std::vector<Client>& v) {
     list_or_null(key, v, !include_clients_);
   }

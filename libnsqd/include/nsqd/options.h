@@ -119,6 +119,15 @@ struct Options {
   bool sync_publish = false;
   // --io-threads / `io_threads`: I/O threads (io_contexts); 0 = core count.
   int io_threads = 0;
+
+  // --- cluster mode (nsq-cpp only, docs/replication.md) ---
+  // --etcd-endpoints / `etcd_endpoints`: comma-separated etcd client URLs;
+  // non-empty turns cluster mode on.
+  std::string etcd_endpoints;
+  std::string cluster_name = "nsq";  // etcd key prefix
+  int default_replication_factor = 3;
+  int min_insync_replicas = 2;
+  Duration cluster_lease_ttl = std::chrono::seconds(5);  // whole seconds, >= 1s
 };
 
 // Go's defaults with the host-dependent ones filled in: node_id from the

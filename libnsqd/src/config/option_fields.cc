@@ -260,6 +260,24 @@ std::vector<OptionField> nsqd_option_fields() {
                      &O::sync_publish));
   f.push_back(option("io-threads", "[nsq-cpp] number of I/O threads (0 = number of CPU cores)",
                      &O::io_threads));
+  f.push_back(option("etcd-endpoints",
+                     "[nsq-cpp] comma-separated etcd URLs (http://host:port); turns cluster "
+                     "mode on (replicated topics)",
+                     &O::etcd_endpoints));
+  f.push_back(option("cluster-name", "[nsq-cpp] cluster mode: the cluster's etcd key prefix",
+                     &O::cluster_name));
+  f.push_back(option("default-replication-factor",
+                     "[nsq-cpp] cluster mode: replicas of a new topic (capped by the live "
+                     "nodes; 1 = not replicated)",
+                     &O::default_replication_factor));
+  f.push_back(option("min-insync-replicas",
+                     "[nsq-cpp] cluster mode: in-sync replicas (leader included) a publish "
+                     "needs before OK",
+                     &O::min_insync_replicas));
+  f.push_back(option("cluster-lease-ttl",
+                     "[nsq-cpp] cluster mode: this node's etcd lease; a dead leader is "
+                     "replaced after it expires",
+                     &O::cluster_lease_ttl));
   return f;
 }
 

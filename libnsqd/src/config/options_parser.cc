@@ -85,6 +85,16 @@ tl::expected<void, std::string> check_options(Options& opts) {
   if (opts.io_threads < 0) {
     return tl::unexpected(std::string("--io-threads must be >= 0"));
   }
+  if (opts.default_replication_factor < 1) {
+    return tl::unexpected(std::string("--default-replication-factor must be >= 1"));
+  }
+  if (opts.min_insync_replicas < 1) {
+    return tl::unexpected(std::string("--min-insync-replicas must be >= 1"));
+  }
+  if (opts.cluster_lease_ttl < std::chrono::seconds(1) ||
+      opts.cluster_lease_ttl % std::chrono::seconds(1) != Options::Duration::zero()) {
+    return tl::unexpected(std::string("--cluster-lease-ttl must be whole seconds, at least 1s"));
+  }
   return {};
 }
 

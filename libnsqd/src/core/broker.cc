@@ -54,6 +54,11 @@ void Broker::set_lookup_hooks(LookupHooks hooks) {
   hooks_ = std::move(hooks);
 }
 
+void Broker::set_topic_created_hook(std::function<void(const std::string&)> hook) {
+  std::lock_guard lock(hooks_mu_);
+  topic_created_ = std::move(hook);
+}
+
 Broker::~Broker() {
   deadlines_.reset();
   blocking_pool_.reset();
@@ -111,9 +116,11 @@ std::shared_ptr<Topic> Broker::get_or_create_topic(const std::string& name) {
   if (auto topic = find_topic(name)) return topic;
   std::shared_ptr<Topic> topic;
   LookupHooks hooks;
+  std::function<void(const std::string&)> topic_created;
   {
     std::lock_guard lock(hooks_mu_);
     hooks = hooks_;
+    topic_created = topic_created_;
   }
   bool query_lookupd;
   {
@@ -130,7 +137,10 @@ std::shared_ptr<Topic> Broker::get_or_create_topic(const std::string& name) {
     topics_.emplace(name, topic);
   }
   log_->info("TOPIC({}): created", name);
-  if (!topic->ephemeral()) schedule_metadata_save();
+  if (!topic->ephemeral()) {
+    schedule_metadata_save();
+    if (topic_created) topic_created(name);
+  }
   if (hooks.registration_changed) hooks.registration_changed(true, name, "");
   if (query_lookupd) {
     // The HTTP queries may take seconds: never on the caller's (I/O) thread.

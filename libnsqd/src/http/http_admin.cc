@@ -4,6 +4,7 @@
 #include <rapidjson/document.h>
 #include <spdlog/spdlog.h>
 
+#include <charconv>
 #include <string>
 #include <vector>
 
@@ -37,6 +38,17 @@ void HttpApi::do_topic(const std::string& action, const Request& req, const Repl
     return;
   }
   if (action == "create") {
+    // Cluster mode: replicas=N places the topic on N nodes (ours).
+    if (auto replicas = req.query_value("replicas"); replicas && cluster_.place_topic) {
+      int n = 0;
+      const auto [end, ec] =
+          std::from_chars(replicas->data(), replicas->data() + replicas->size(), n);
+      if (ec != std::errc() || end != replicas->data() + replicas->size() || n < 1) {
+        reply(v1_error(400, "INVALID_REPLICAS"));
+        return;
+      }
+      cluster_.place_topic(*name, n);
+    }
     reply(broker_.get_or_create_topic(*name) ? ok_text() : v1_error(503, "EXITING"));
     return;
   }

@@ -220,7 +220,9 @@ void HttpApi::do_info(const Request&, const Reply& reply) {
           ",\"max_heartbeat_interval\":" + std::to_string(o.max_heartbeat_interval.count()) +
           ",\"max_output_buffer_size\":" + std::to_string(o.max_output_buffer_size) +
           ",\"max_output_buffer_timeout\":" + std::to_string(o.max_output_buffer_timeout.count()) +
-          ",\"max_deflate_level\":" + std::to_string(o.max_deflate_level) + "}";
+          ",\"max_deflate_level\":" + std::to_string(o.max_deflate_level);
+  if (cluster_.replication) json += ",\"cluster\":true";  // ours; Go's /info otherwise
+  json += '}';
   reply(v1_json(std::move(json)));
 }
 
@@ -244,6 +246,9 @@ stats::Snapshot HttpApi::snapshot(const std::string& topic_filter,
   } else {
     auto topics = broker_.topics();  // sorted by name (std::map)
     for (const auto& t : topics) s.topics.push_back(t->snapshot(channel_filter, include_clients));
+  }
+  if (cluster_.replication) {
+    for (auto& t : s.topics) t.replication = cluster_.replication(t.name);
   }
   if (!channel_filter.empty()) {
     // Topics without such a channel are left out.

@@ -57,6 +57,15 @@ class HttpApi {
   // Called when PUT /config/nsqlookupd_tcp_addresses changes the list.
   void on_lookupd_addresses_changed(std::function<void(std::vector<std::string>)> callback);
 
+  // Cluster mode (docs/replication.md), set before serving: a topic's
+  // replication for /stats, and the replica count /topic/create?replicas=N
+  // asks for (before the topic is created).
+  struct Cluster {
+    std::function<std::optional<stats::Replication>(const std::string& topic)> replication;
+    std::function<void(const std::string& topic, int replicas)> place_topic;
+  };
+  void set_cluster(Cluster cluster) { cluster_ = std::move(cluster); }
+
  private:
   void route(const http::Request& req, const Reply& reply);
   void do_ping(const http::Request& req, const Reply& reply);
@@ -77,6 +86,7 @@ class HttpApi {
   ConnRegistry& conns_;
   const NodeInfo node_;
   const std::shared_ptr<spdlog::logger> log_;
+  Cluster cluster_;  // set before serving; empty outside cluster mode
 
   mutable std::mutex mu_;
   Options runtime_;  // guarded by mu_: options with PUT /config changes applied

@@ -342,6 +342,24 @@ TEST(ParseStatsJson, RoundTrip) {
   EXPECT_EQ(write_stats_json(*back), write_stats_json(none));
 }
 
+TEST(ParseStatsJson, ReplicationRoundTripsAndIsAbsentOutsideClusterMode) {
+  Snapshot s;
+  s.topics.emplace_back().name = "plain";
+  Topic& t = s.topics.emplace_back();
+  t.name = "replicated";
+  t.replication =
+      Replication{"leader", 3, "a:4150", {"a:4150", "b:4150"}, {"a:4150"}, {{"b:4150", 12}}};
+  const std::string json = write_stats_json(s);
+  EXPECT_NE(json.find(R"("replication":{"role":"leader","epoch":3,"leader":"a:4150",)"
+                      R"("replicas":["a:4150","b:4150"],"isr":["a:4150"],"lag":{"b:4150":12}})"),
+            std::string::npos)
+      << json;
+  EXPECT_EQ(json.find("replication"), json.rfind("replication")) << "only the replicated topic";
+  auto back = parse_stats_json(json);
+  ASSERT_TRUE(back) << back.error();
+  EXPECT_EQ(*back, s);
+}
+
 TEST(ParseStatsJson, WithoutClients) {
   Snapshot s = everything();
   s.include_clients = false;

@@ -204,6 +204,34 @@ TEST(NsqdOptions, OursFlags) {
   EXPECT_EQ(parse_exit({"--io-threads=-1"}).exit_code, 1);
 }
 
+TEST(NsqdOptions, ClusterFlags) {
+  const Options d = parse_ok({});
+  EXPECT_EQ(d.etcd_endpoints, "");
+  EXPECT_EQ(d.cluster_name, "nsq");
+  EXPECT_EQ(d.default_replication_factor, 3);
+  EXPECT_EQ(d.min_insync_replicas, 2);
+  EXPECT_EQ(d.cluster_lease_ttl, std::chrono::seconds(5));
+  const Options o = parse_ok({"--etcd-endpoints=http://a:2379,http://b:2379", "-cluster-name",
+                              "prod", "--default-replication-factor=1", "--min-insync-replicas",
+                              "1", "--cluster-lease-ttl=3s"});
+  EXPECT_EQ(o.etcd_endpoints, "http://a:2379,http://b:2379");
+  EXPECT_EQ(o.cluster_name, "prod");
+  EXPECT_EQ(o.default_replication_factor, 1);
+  EXPECT_EQ(o.min_insync_replicas, 1);
+  EXPECT_EQ(o.cluster_lease_ttl, std::chrono::seconds(3));
+  for (const char* bad : {"--cluster-lease-ttl=1500ms", "--cluster-lease-ttl=0s",
+                          "--min-insync-replicas=0", "--default-replication-factor=-1"}) {
+    EXPECT_EQ(parse_exit({bad}).exit_code, 1) << bad;
+  }
+  const Options c = from_config(
+      "etcd_endpoints = \"http://127.0.0.1:2379\"\ncluster_name = \"x\"\n"
+      "default_replication_factor = 2\nmin_insync_replicas = 2\ncluster_lease_ttl = \"4s\"\n");
+  EXPECT_EQ(c.etcd_endpoints, "http://127.0.0.1:2379");
+  EXPECT_EQ(c.cluster_name, "x");
+  EXPECT_EQ(c.default_replication_factor, 2);
+  EXPECT_EQ(c.cluster_lease_ttl, std::chrono::seconds(4));
+}
+
 TEST(NsqdOptions, LogLevel) {
   EXPECT_EQ(parse_ok({"--log-level=debug"}).log_level, LogLevel::debug);
   EXPECT_EQ(parse_ok({"--log-level", "WARN"}).log_level, LogLevel::warn);

@@ -88,6 +88,18 @@ struct Channel : ChannelCounts {
   bool operator==(const Channel&) const = default;
 };
 
+// A topic's replication in cluster mode (nsq-cpp only, docs/replication.md).
+struct Replication {
+  std::string role;  // "leader" or "follower"
+  std::int64_t epoch = 0;
+  std::string leader;  // host:tcp_port; empty while no node leads
+  std::vector<std::string> replicas;
+  std::vector<std::string> isr;                           // in-sync replicas
+  std::vector<std::pair<std::string, std::int64_t>> lag;  // per follower, in records
+
+  bool operator==(const Replication&) const = default;
+};
+
 struct Topic {
   std::string name;
   std::vector<Channel> channels;  // sorted by name
@@ -97,6 +109,7 @@ struct Topic {
   std::uint64_t message_bytes = 0;
   bool paused = false;
   Latency e2e;
+  std::optional<Replication> replication;  // cluster mode only
 
   bool operator==(const Topic&) const = default;
 };

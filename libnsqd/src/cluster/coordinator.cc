@@ -1,0 +1,283 @@
+#include "cluster/coordinator.h"
+
+#include <algorithm>
+
+namespace nsq::nsqd::cluster {
+namespace {
+
+bool contains(const std::vector<std::string>& list, const std::string& id) {
+  return std::find(list.begin(), list.end(), id) != list.end();
+}
+
+std::string joined(const std::vector<std::string>& list) {
+  std::string out;
+  for (const auto& s : list) out += (out.empty() ? "" : ",") + s;
+  return out;
+}
+
+}  // namespace
+
+Coordinator::Coordinator(etcd::Client client, Settings settings,
+                         std::shared_ptr<spdlog::logger> log, ReplicaHook on_replica)
+    : etcd_(std::move(client)),
+      settings_(std::move(settings)),
+      keys_{"/" + settings_.cluster_name + "/"},
+      log_(std::move(log)),
+      on_replica_(std::move(on_replica)) {}
+
+Coordinator::~Coordinator() { stop(); }
+
+void Coordinator::start() {
+  thread_ = std::thread([this] { run(); });
+}
+
+void Coordinator::stop() {
+  {
+    std::lock_guard lock(mu_);
+    if (stopping_) return;
+    stopping_ = true;
+  }
+  wake_.notify_all();
+  if (thread_.joinable()) thread_.join();
+  etcd::LeaseId lease;
+  {
+    std::lock_guard lock(mu_);
+    lease = std::exchange(lease_, 0);
+  }
+  // Revoking ends this node's leaderships now rather than a TTL later.
+  if (lease == 0) return;
+  if (auto revoked = etcd_.lease_revoke(lease); !revoked) {
+    log_->warn("CLUSTER: could not revoke lease {:x} - {}", lease, revoked.error());
+  } else {
+    log_->info("CLUSTER: left (lease {:x} revoked)", lease);
+  }
+}
+
+void Coordinator::ensure_topic(const std::string& topic, int replicas) {
+  {
+    std::lock_guard lock(mu_);
+    if (view_.topics.count(topic)) return;
+    to_create_.emplace(topic, replicas);
+    poked_ = true;
+  }
+  wake_.notify_all();
+}
+
+std::optional<TopicReplication> Coordinator::replication(const std::string& topic) const {
+  std::lock_guard lock(mu_);
+  const auto it = view_.topics.find(topic);
+  if (it == view_.topics.end()) return std::nullopt;
+  const Placement& p = it->second.placement;
+  TopicReplication r;
+  r.epoch = p.epoch;
+  if (auto led = view_.leaders.find(topic); led != view_.leaders.end()) r.leader_id = led->second;
+  r.leader = r.leader_id == settings_.node_id && p.leader == settings_.node_id;
+  r.replicas = p.replicas;
+  r.isr = p.isr;
+  return r;
+}
+
+bool Coordinator::member() const {
+  std::lock_guard lock(mu_);
+  return lease_ != 0 && Clock::now() - lease_renewed_ < settings_.lease_ttl;
+}
+
+void Coordinator::run() {
+  for (;;) {
+    tick(Clock::now());
+    std::unique_lock lock(mu_);
+    wake_.wait_until(lock, std::min(next_keepalive_, next_refresh_),
+                     [&] { return stopping_ || poked_; });
+    if (stopping_) return;
+    poked_ = false;
+  }
+}
+
+void Coordinator::tick(Clock::time_point now) {
+  // Polling is the watch (docs/replication.md): a fifth of the TTL adds
+  // little to the TTL a failover waits for anyway, and at most a second
+  // to a hand-over after a clean stop.
+  next_refresh_ =
+      now + std::clamp<Clock::duration>(settings_.lease_ttl / 5, std::chrono::milliseconds(200),
+                                        std::chrono::seconds(1));
+  if (!ensure_lease(now)) return;
+  if (now >= next_keepalive_) keep_alive(now);
+  refresh();
+}
+
+bool Coordinator::ensure_lease(Clock::time_point now) {
+  {
+    std::lock_guard lock(mu_);
+    if (lease_ != 0 && now - lease_renewed_ < settings_.lease_ttl) return true;
+    lease_ = 0;
+  }
+  const auto retry = [&] {
+    next_keepalive_ = now + std::chrono::seconds(1);
+    next_refresh_ = next_keepalive_;
+    return false;
+  };
+  auto lease = etcd_.lease_grant(settings_.lease_ttl);
+  if (!lease) {
+    warn("could not join (lease grant) - " + lease.error());
+    return retry();
+  }
+  auto put = etcd_.put(keys_.node(settings_.node_id), encode(settings_.node), *lease);
+  if (!put) {
+    warn("could not join (node key) - " + put.error());
+    (void)etcd_.lease_revoke(*lease);
+    return retry();
+  }
+  {
+    std::lock_guard lock(mu_);
+    lease_ = *lease;
+    lease_renewed_ = now;  // before the grant was sent: never later than etcd's clock
+  }
+  next_keepalive_ = now + settings_.lease_ttl / 3;
+  log_->info("CLUSTER: joined {} as {} (lease {:x}, TTL {}s)", keys_.prefix, settings_.node_id,
+             *lease, settings_.lease_ttl.count());
+  return true;
+}
+
+void Coordinator::keep_alive(Clock::time_point now) {
+  etcd::LeaseId lease;
+  {
+    std::lock_guard lock(mu_);
+    lease = lease_;
+  }
+  auto ttl = etcd_.lease_keepalive(lease);
+  if (!ttl) {
+    // Membership lapses by the clock if this goes on (member()).
+    warn("could not renew lease - " + ttl.error());
+    next_keepalive_ = now + std::chrono::seconds(1);
+    return;
+  }
+  if (*ttl == 0) {
+    log_->warn("CLUSTER: lease {:x} expired: joining again", lease);
+    std::lock_guard lock(mu_);
+    lease_ = 0;
+    next_keepalive_ = now;
+    return;
+  }
+  std::lock_guard lock(mu_);
+  lease_renewed_ = now;
+  next_keepalive_ = now + settings_.lease_ttl / 3;
+}
+
+void Coordinator::refresh() {
+  auto read = [&]() -> std::optional<View> {
+    auto range = etcd_.range(etcd::Range{keys_.prefix, true});
+    if (!range) {
+      warn("could not read the cluster - " + range.error());
+      return std::nullopt;
+    }
+    return read_view(keys_, *range);
+  };
+  auto view = read();
+  if (!view) return;
+  std::map<std::string, int> creations;
+  {
+    std::lock_guard lock(mu_);
+    creations.swap(to_create_);
+  }
+  bool changed = false;
+  for (const auto& [topic, replicas] : creations) {
+    if (view->topics.count(topic)) continue;
+    create(*view, topic, replicas);
+    changed = true;
+  }
+  for (const auto& [topic, t] : view->topics) {
+    const Placement& p = t.placement;
+    if (view->led(topic) || !contains(p.isr, settings_.node_id)) continue;
+    elect(*view, topic);
+    changed = true;
+  }
+  if (changed) view = read();
+  if (!view) return;
+  last_warning_.clear();
+  publish(std::move(*view));
+}
+
+void Coordinator::create(const View& view, const std::string& topic, int replicas) {
+  Placement p;
+  p.replicas = choose_replicas(view, settings_.node_id,
+                               replicas > 0 ? replicas : settings_.replication_factor);
+  p.epoch = 1;
+  p.leader = settings_.node_id;
+  p.isr = p.replicas;  // all empty: all in sync
+  etcd::LeaseId lease;
+  {
+    std::lock_guard lock(mu_);
+    lease = lease_;
+  }
+  using Compare = etcd::Compare;
+  using Op = etcd::Op;
+  auto txn = etcd_.txn({Compare{keys_.topic(topic), Compare::Target::create_revision, 0},
+                        Compare{keys_.leader(topic), Compare::Target::create_revision, 0}},
+                       {Op{Op::Kind::put, keys_.topic(topic), encode(p), 0, false},
+                        Op{Op::Kind::put, keys_.leader(topic), settings_.node_id, lease, false}},
+                       {});
+  if (!txn) {
+    warn("could not create topic " + topic + " - " + txn.error());
+    std::lock_guard lock(mu_);
+    to_create_.emplace(topic, replicas);
+    return;
+  }
+  if (txn->succeeded) {
+    log_->info("TOPIC({}): placed on {} (leader {}, epoch 1)", topic, joined(p.replicas),
+               settings_.node_id);
+  }
+}
+
+void Coordinator::elect(const View& view, const std::string& topic) {
+  const View::Topic& t = view.topics.at(topic);
+  Placement p = t.placement;
+  p.epoch += 1;
+  p.leader = settings_.node_id;
+  etcd::LeaseId lease;
+  {
+    std::lock_guard lock(mu_);
+    lease = lease_;
+  }
+  using Compare = etcd::Compare;
+  using Op = etcd::Op;
+  auto txn = etcd_.txn({Compare{keys_.leader(topic), Compare::Target::create_revision, 0},
+                        Compare{keys_.topic(topic), Compare::Target::mod_revision, t.mod_revision}},
+                       {Op{Op::Kind::put, keys_.topic(topic), encode(p), 0, false},
+                        Op{Op::Kind::put, keys_.leader(topic), settings_.node_id, lease, false}},
+                       {});
+  if (!txn) {
+    warn("could not run for leader of " + topic + " - " + txn.error());
+    return;
+  }
+  if (txn->succeeded) {
+    log_->info("TOPIC({}): leader at epoch {} (was {})", topic, p.epoch, t.placement.leader);
+  }
+}
+
+void Coordinator::publish(View view) {
+  if (view.errors != reported_errors_) {
+    for (const auto& e : view.errors) log_->warn("CLUSTER: ignored {}", e);
+    reported_errors_ = view.errors;
+  }
+  std::vector<std::string> announce;
+  for (const auto& [topic, t] : view.topics) {
+    if (contains(t.placement.replicas, settings_.node_id) && announced_.insert(topic).second) {
+      announce.push_back(topic);
+    }
+  }
+  {
+    std::lock_guard lock(mu_);
+    view_ = std::move(view);
+  }
+  if (on_replica_) {
+    for (const auto& topic : announce) on_replica_(topic);
+  }
+}
+
+void Coordinator::warn(const std::string& what) {
+  if (what == last_warning_) return;  // once per outage, not once per poll
+  last_warning_ = what;
+  log_->warn("CLUSTER: {}", what);
+}
+
+}  // namespace nsq::nsqd::cluster

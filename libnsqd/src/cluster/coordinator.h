@@ -1,0 +1,114 @@
+#pragma once
+
+#include <chrono>
+#include <condition_variable>
+#include <functional>
+#include <memory>
+#include <mutex>
+#include <optional>
+#include <set>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include <spdlog/logger.h>
+
+#include "cluster/etcd_client.h"
+#include "cluster/topology.h"
+
+namespace nsq::nsqd::cluster {
+
+// A topic's replication as /stats shows it.
+struct TopicReplication {
+  bool leader = false;  // this node leads it
+  std::int64_t epoch = 0;
+  std::string leader_id;  // empty while no node leads
+  std::vector<std::string> replicas;
+  std::vector<std::string> isr;
+};
+
+// This node's side of the cluster in etcd (docs/replication.md): its
+// membership lease, the placement of the topics it creates, the elections
+// it runs for topics it replicates, and the last view of the cluster. One
+// thread of its own does every etcd call, so nothing here blocks a caller.
+//
+// Thread safety: every member may be called from any thread.
+class Coordinator {
+ public:
+  struct Settings {
+    std::string cluster_name = "nsq";
+    std::string node_id;  // broadcast_address:tcp_port
+    NodeInfo node;
+    int replication_factor = 3;
+    std::chrono::seconds lease_ttl{5};
+    std::string version;
+  };
+  // Called on the coordinator's thread for each topic this node learns it
+  // holds a replica of (once per topic and start).
+  using ReplicaHook = std::function<void(const std::string& topic)>;
+
+  Coordinator(etcd::Client client, Settings settings, std::shared_ptr<spdlog::logger> log,
+              ReplicaHook on_replica);
+  ~Coordinator();
+  Coordinator(const Coordinator&) = delete;
+  Coordinator& operator=(const Coordinator&) = delete;
+
+  void start();
+  // Revokes the lease (this node's leaderships end at once) and stops.
+  void stop();
+
+  // Asks for `topic` to exist in the cluster, with `replicas` replicas
+  // (0: the default factor). Returns at once; the placement is made on the
+  // coordinator's thread.
+  void ensure_topic(const std::string& topic, int replicas = 0);
+
+  // The topic's replication as last read from etcd; nullopt when etcd has
+  // no placement for it (yet).
+  std::optional<TopicReplication> replication(const std::string& topic) const;
+
+  const std::string& node_id() const noexcept { return settings_.node_id; }
+
+  // Whether this node holds a lease it renewed within the TTL: a node that
+  // is not a member must not acknowledge as a leader.
+  bool member() const;
+
+ private:
+  using Clock = std::chrono::steady_clock;
+
+  void run();
+  // One round: lease, then the view, creations and elections.
+  void tick(Clock::time_point now);
+  bool ensure_lease(Clock::time_point now);
+  void keep_alive(Clock::time_point now);
+  void refresh();
+  void create(const View& view, const std::string& topic, int replicas);
+  void elect(const View& view, const std::string& topic);
+  void publish(View view);
+  void warn(const std::string& what);
+
+  const etcd::Client etcd_;
+  const Settings settings_;
+  const Keys keys_;
+  const std::shared_ptr<spdlog::logger> log_;
+  const ReplicaHook on_replica_;
+
+  mutable std::mutex mu_;
+  std::condition_variable wake_;
+  bool stopping_ = false;                 // guarded by mu_
+  bool poked_ = false;                    // guarded by mu_: a creation is waiting
+  std::map<std::string, int> to_create_;  // guarded by mu_: topic -> replicas (0 default)
+  View view_;                             // guarded by mu_
+  etcd::LeaseId lease_ = 0;               // guarded by mu_
+  Clock::time_point lease_renewed_{};     // guarded by mu_
+
+  // The coordinator thread's own.
+  Clock::time_point next_keepalive_{};
+  Clock::time_point next_refresh_{};
+  std::set<std::string> announced_;  // topics on_replica_ was called for
+  std::string last_warning_;
+  std::vector<std::string> reported_errors_;  // the view's, logged once
+
+  std::thread thread_;
+};
+
+}  // namespace nsq::nsqd::cluster

@@ -1,0 +1,75 @@
+#pragma once
+
+#include <cstdint>
+#include <map>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include <tl/expected.hpp>
+
+#include "cluster/etcd_json.h"
+
+// What cluster mode keeps in etcd (docs/replication.md, "Keys in etcd"), as
+// values, with their JSON and the pure decisions taken on them. No I/O.
+namespace nsq::nsqd::cluster {
+
+// nodes/<node>: a live member (the key lives under the node's lease).
+struct NodeInfo {
+  std::string tcp_address;
+  std::string http_address;
+  std::string version;
+};
+
+// topics/<topic>: where a topic lives.
+struct Placement {
+  std::vector<std::string> replicas;  // node ids, the first leader first
+  std::int64_t epoch = 0;
+  std::string leader;
+  std::vector<std::string> isr;  // in-sync replicas, the leader included
+
+  bool operator==(const Placement&) const = default;
+};
+
+std::string encode(const NodeInfo& node);
+std::string encode(const Placement& placement);
+tl::expected<NodeInfo, std::string> decode_node(std::string_view json);
+tl::expected<Placement, std::string> decode_placement(std::string_view json);
+
+// The keys of one cluster (prefix "/<cluster-name>/").
+struct Keys {
+  std::string prefix;
+
+  std::string node(std::string_view id) const { return prefix + "nodes/" + std::string(id); }
+  std::string topic(std::string_view name) const { return prefix + "topics/" + std::string(name); }
+  std::string leader(std::string_view topic) const {
+    return prefix + "leaders/" + std::string(topic);
+  }
+};
+
+// Everything under a cluster's prefix, read at one revision.
+struct View {
+  struct Topic {
+    Placement placement;
+    std::int64_t mod_revision = 0;  // for compare-and-swap
+  };
+  std::int64_t revision = 0;
+  std::map<std::string, NodeInfo> nodes;       // live members by id
+  std::map<std::string, Topic> topics;         // by name
+  std::map<std::string, std::string> leaders;  // topic -> node holding leaders/<topic>
+  std::vector<std::string> errors;             // values that did not decode, for the log
+
+  // Whether `topic` has a live leader (its leaders/ key exists).
+  bool led(const std::string& topic) const { return leaders.count(topic) != 0; }
+};
+
+// The view from a range over the whole prefix; keys outside the known
+// folders are ignored.
+View read_view(const Keys& keys, const etcd::RangeResult& range);
+
+// The replicas of a new topic created by `creator`: the creator first, then
+// the live nodes leading the fewest topics (ties by id), `factor` in all at
+// most (fewer when fewer nodes live; at least the creator).
+std::vector<std::string> choose_replicas(const View& view, const std::string& creator, int factor);
+
+}  // namespace nsq::nsqd::cluster

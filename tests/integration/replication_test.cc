@@ -1,0 +1,332 @@
+// Cluster mode (docs/replication.md) with a real etcd and three real nsqd
+// on loopback: membership, topic placement, leader election with epochs,
+// failover after a SIGKILL, hand-over on a clean stop, and what /stats and
+// /info show. Everything another process decides is polled for, bounded.
+
+#include <rapidjson/document.h>
+#include <signal.h>
+
+#include <algorithm>
+#include <functional>
+#include <memory>
+#include <set>
+#include <string>
+#include <vector>
+
+#include "integration/harness.h"
+#include "testutil/etcd_process.h"
+#include "testutil/http_client.h"
+#include "testutil/temp_dir.h"
+
+namespace nsq::integration {
+namespace {
+
+using testutil::EtcdProcess;
+using testutil::HttpClient;
+using Clock = std::chrono::steady_clock;
+
+// Polls pred until it holds or timeout passes.
+bool eventually(const std::function<bool()>& pred, ms timeout) {
+  const auto deadline = Clock::now() + timeout;
+  for (;;) {
+    if (pred()) return true;
+    if (Clock::now() >= deadline) return false;
+    std::this_thread::sleep_for(20ms);  // polling interval, not synchronisation
+  }
+}
+
+// A topic's "replication" object as one node's /stats shows it.
+struct Replication {
+  std::string role;
+  std::int64_t epoch = 0;
+  std::string leader;
+  std::vector<std::string> replicas;
+  std::vector<std::string> isr;
+};
+
+std::vector<std::string> strings(const rapidjson::Value& v) {
+  std::vector<std::string> out;
+  if (!v.IsArray()) return out;
+  for (const auto& s : v.GetArray()) {
+    if (s.IsString()) out.emplace_back(s.GetString());
+  }
+  return out;
+}
+
+class ReplicationTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    if (testutil::nsqd_binary_path().empty()) GTEST_SKIP() << "no nsqd binary";
+    if (testutil::etcd_binary_path().empty()) {
+      GTEST_SKIP() << "no etcd (scripts/install-deps.sh installs etcd-server)";
+    }
+    const std::string err = etcd_.start(dir_.path() / "etcd");
+    ASSERT_TRUE(err.empty()) << err;
+  }
+
+  // Starts one nsqd in cluster mode; its node id is 127.0.0.1:<tcp port>.
+  NsqdProcess* start_node(std::vector<std::string> extra = {}) {
+    auto node = std::make_unique<NsqdProcess>();
+    NsqdProcess::Options o;
+    o.data_path = dir_.path() / ("node" + std::to_string(nodes_.size()));
+    std::filesystem::create_directories(o.data_path);
+    o.require_http = true;
+    o.extra_args = {"--broadcast-address=127.0.0.1", "--etcd-endpoints=" + etcd_.endpoint(),
+                    "--cluster-lease-ttl=" + std::to_string(lease_ttl_s_) + "s"};
+    o.extra_args.insert(o.extra_args.end(), extra.begin(), extra.end());
+    const std::string err = node->start(o);
+    if (!err.empty()) {
+      ADD_FAILURE() << err;
+      return nullptr;
+    }
+    if (!node->wait_for_log("CLUSTER: joined", kReply)) {
+      ADD_FAILURE() << "never joined: " << node->log();
+      return nullptr;
+    }
+    nodes_.push_back(std::move(node));
+    return nodes_.back().get();
+  }
+
+  static std::string id(NsqdProcess* node) {
+    return "127.0.0.1:" + std::to_string(node->tcp_port());
+  }
+
+  static std::optional<testutil::HttpReply> http(NsqdProcess* node, std::string_view method,
+                                                 std::string_view target) {
+    HttpClient client(node->http_port());
+    return client.request(method, target);
+  }
+
+  // The topic's replication on `node`, nullopt when its /stats has none.
+  static std::optional<Replication> replication(NsqdProcess* node, const std::string& topic) {
+    auto reply = http(node, "GET", "/stats?format=json&topic=" + topic);
+    if (!reply || reply->status != 200) return std::nullopt;
+    rapidjson::Document doc;
+    if (doc.Parse(reply->body.c_str()).HasParseError() || !doc.IsObject()) return std::nullopt;
+    if (!doc.HasMember("topics") || !doc["topics"].IsArray()) return std::nullopt;
+    for (const auto& t : doc["topics"].GetArray()) {
+      if (!t.IsObject() || !t.HasMember("topic_name") || !t["topic_name"].IsString() ||
+          topic != t["topic_name"].GetString() || !t.HasMember("replication")) {
+        continue;
+      }
+      const auto& r = t["replication"];
+      Replication out;
+      out.role = r["role"].GetString();
+      out.epoch = r["epoch"].GetInt64();
+      out.leader = r["leader"].GetString();
+      out.replicas = strings(r["replicas"]);
+      out.isr = strings(r["isr"]);
+      return out;
+    }
+    return std::nullopt;
+  }
+
+  // Waits until `node` reports `topic` at `epoch` or later with a leader,
+  // and returns that view.
+  static std::optional<Replication> await_epoch(NsqdProcess* node, const std::string& topic,
+                                                std::int64_t epoch, ms timeout) {
+    std::optional<Replication> r;
+    eventually(
+        [&] {
+          r = replication(node, topic);
+          return r && r->epoch >= epoch && !r->leader.empty();
+        },
+        timeout);
+    return r;
+  }
+
+  int lease_ttl_s_ = 1;
+  testutil::TempDir dir_;
+  EtcdProcess etcd_;
+  std::vector<std::unique_ptr<NsqdProcess>> nodes_;
+};
+
+TEST_F(ReplicationTest, TopicIsPlacedOnEveryNodeWithTheCreatorLeading) {
+  auto* a = start_node();
+  auto* b = start_node();
+  auto* c = start_node();
+  ASSERT_TRUE(a && b && c);
+  // Every node must be a member before the topic is placed.
+  ASSERT_TRUE(
+      eventually([&] { return c->log().find("CLUSTER: joined") != std::string::npos; }, kReply));
+
+  RawClient producer;
+  ASSERT_TRUE(producer.connect(a->tcp_port()));
+  producer.magic();
+  producer.pub("orders", "m1");
+  ASSERT_TRUE(got_response(producer, "OK"));
+
+  const std::vector<std::string> all = {id(a), id(b), id(c)};
+  for (NsqdProcess* node : {a, b, c}) {
+    auto r = await_epoch(node, "orders", 1, kReply);
+    ASSERT_TRUE(r) << "no replication for orders on " << id(node) << ": " << node->log();
+    EXPECT_EQ(r->epoch, 1);
+    EXPECT_EQ(r->leader, id(a));
+    EXPECT_EQ(r->role, node == a ? "leader" : "follower");
+    ASSERT_EQ(r->replicas.size(), 3u);
+    EXPECT_EQ(r->replicas.front(), id(a)) << "the creator comes first";
+    EXPECT_EQ(std::set(r->replicas.begin(), r->replicas.end()), std::set(all.begin(), all.end()));
+    EXPECT_EQ(r->isr, r->replicas);
+  }
+  // Followers hold the topic too.
+  for (NsqdProcess* node : {b, c}) {
+    auto reply = http(node, "GET", "/stats?format=json&topic=orders");
+    ASSERT_TRUE(reply);
+    EXPECT_NE(reply->body.find("\"topic_name\":\"orders\""), std::string::npos);
+  }
+  auto info = http(b, "GET", "/info");
+  ASSERT_TRUE(info);
+  EXPECT_NE(info->body.find("\"cluster\":true"), std::string::npos) << info->body;
+}
+
+TEST_F(ReplicationTest, ReplicasComeFromTheRequestOrTheDefaultCappedByLiveNodes) {
+  auto* a = start_node({"--default-replication-factor=5"});
+  auto* b = start_node();
+  ASSERT_TRUE(a && b);
+
+  auto created = http(a, "POST", "/topic/create?topic=wide");
+  ASSERT_TRUE(created && created->status == 200) << (created ? created->describe() : "");
+  auto wide = await_epoch(a, "wide", 1, kReply);
+  ASSERT_TRUE(wide);
+  EXPECT_EQ(wide->replicas.size(), 2u) << "5 asked, 2 nodes live";
+
+  created = http(a, "POST", "/topic/create?topic=single&replicas=1");
+  ASSERT_TRUE(created && created->status == 200);
+  auto single = await_epoch(a, "single", 1, kReply);
+  ASSERT_TRUE(single);
+  EXPECT_EQ(single->replicas, std::vector<std::string>{id(a)});
+
+  auto bad = http(a, "POST", "/topic/create?topic=bad&replicas=0");
+  ASSERT_TRUE(bad);
+  EXPECT_EQ(bad->status, 400);
+  EXPECT_EQ(bad->body, R"({"message":"INVALID_REPLICAS"})");
+}
+
+TEST_F(ReplicationTest, KilledLeaderIsReplacedWithinTheLeaseTtl) {
+  lease_ttl_s_ = 2;
+  auto* a = start_node();
+  auto* b = start_node();
+  auto* c = start_node();
+  ASSERT_TRUE(a && b && c);
+  ASSERT_TRUE(http(a, "POST", "/topic/create?topic=t"));
+  ASSERT_TRUE(await_epoch(b, "t", 1, kReply));
+  ASSERT_TRUE(await_epoch(c, "t", 1, kReply));
+
+  const auto killed = Clock::now();
+  ASSERT_TRUE(a->kill_now());
+  // The lease runs out after its TTL; a follower then wins the election.
+  auto rb = await_epoch(b, "t", 2, ms(lease_ttl_s_ * 1000 + 5000));
+  const auto elapsed = Clock::now() - killed;
+  ASSERT_TRUE(rb && rb->epoch == 2) << b->log();
+  EXPECT_TRUE(rb->leader == id(b) || rb->leader == id(c)) << rb->leader;
+  EXPECT_LT(elapsed, std::chrono::seconds(lease_ttl_s_ + 2)) << "failover took too long";
+  auto rc = await_epoch(c, "t", 2, kReply);
+  ASSERT_TRUE(rc);
+  EXPECT_EQ(rc->leader, rb->leader);
+  NsqdProcess* winner = rb->leader == id(b) ? b : c;
+  NsqdProcess* loser = winner == b ? c : b;
+  EXPECT_EQ(replication(winner, "t")->role, "leader");
+  EXPECT_EQ(replication(loser, "t")->role, "follower");
+  EXPECT_TRUE(winner->wait_for_log("TOPIC(t): leader at epoch 2", kReply));
+}
+
+TEST_F(ReplicationTest, CleanStopHandsLeadershipOverAtOnce) {
+  lease_ttl_s_ = 30;  // a failover by expiry would take this long
+  auto* a = start_node();
+  auto* b = start_node();
+  ASSERT_TRUE(a && b);
+  ASSERT_TRUE(http(a, "POST", "/topic/create?topic=t"));
+  ASSERT_TRUE(await_epoch(b, "t", 1, kReply));
+
+  ASSERT_TRUE(a->stop());
+  EXPECT_NE(a->log().find("CLUSTER: left"), std::string::npos) << a->log();
+  // Polled every TTL/5 (6 s): well under the 30 s an expiry would take.
+  auto r = await_epoch(b, "t", 2, ms(15000));
+  ASSERT_TRUE(r && r->epoch == 2) << b->log();
+  EXPECT_EQ(r->leader, id(b));
+  EXPECT_EQ(r->role, "leader");
+}
+
+TEST_F(ReplicationTest, NodesKeepTheirPlaceAcrossAnEtcdRestart) {
+  lease_ttl_s_ = 3;
+  auto* a = start_node();
+  auto* b = start_node();
+  ASSERT_TRUE(a && b);
+  ASSERT_TRUE(http(a, "POST", "/topic/create?topic=t"));
+  ASSERT_TRUE(await_epoch(b, "t", 1, kReply));
+
+  etcd_.kill_now();
+  const std::string err = etcd_.start(dir_.path() / "etcd");
+  ASSERT_TRUE(err.empty()) << err;
+  // New topics are placed again, and the old one has a leader.
+  ASSERT_TRUE(http(b, "POST", "/topic/create?topic=after"));
+  auto after = await_epoch(a, "after", 1, ms(15000));
+  ASSERT_TRUE(after) << a->log() << b->log();
+  EXPECT_EQ(after->leader, id(b));
+  auto t = await_epoch(a, "t", 1, ms(15000));
+  ASSERT_TRUE(t);
+  EXPECT_FALSE(t->leader.empty());
+}
+
+TEST_F(ReplicationTest, NsqdServesWhileEtcdIsUnreachable) {
+  etcd_.kill_now();
+  NsqdProcess node;
+  NsqdProcess::Options o;
+  o.data_path = dir_.path() / "alone";
+  std::filesystem::create_directories(o.data_path);
+  o.require_http = true;
+  o.extra_args = {"--broadcast-address=127.0.0.1", "--etcd-endpoints=" + etcd_.endpoint()};
+  ASSERT_EQ(node.start(o), "");
+  EXPECT_TRUE(node.wait_for_log("CLUSTER: could not join", kReply)) << node.log();
+  auto ping = http(&node, "GET", "/ping");
+  ASSERT_TRUE(ping);
+  EXPECT_EQ(ping->body, "OK");
+  // No placement without etcd: /stats shows no replication object yet.
+  ASSERT_TRUE(http(&node, "POST", "/topic/create?topic=t"));
+  EXPECT_FALSE(replication(&node, "t"));
+  EXPECT_TRUE(node.stop());
+}
+
+TEST(ReplicationFlags, BadClusterSettingsStopNsqdAtStart) {
+  if (testutil::nsqd_binary_path().empty()) GTEST_SKIP() << "no nsqd binary";
+  const std::vector<std::pair<std::string, std::string>> cases = {
+      {"--etcd-endpoints=ftp://127.0.0.1:2379", "invalid --etcd-endpoints"},
+      {"--cluster-lease-ttl=500ms", "--cluster-lease-ttl must be whole seconds"},
+      {"--min-insync-replicas=0", "--min-insync-replicas must be >= 1"},
+      {"--default-replication-factor=0", "--default-replication-factor must be >= 1"},
+  };
+  for (const auto& [flag, message] : cases) {
+    testutil::TempDir dir;
+    NsqdProcess node;
+    NsqdProcess::Options o;
+    o.data_path = dir.path();
+    o.extra_args = {flag};
+    o.start_timeout = ms(3000);
+    EXPECT_NE(node.start(o), "") << flag << " was accepted";
+    auto status = node.wait_exit(kReply);
+    ASSERT_TRUE(status) << flag;
+    EXPECT_TRUE(WIFEXITED(*status) && WEXITSTATUS(*status) != 0) << flag;
+    EXPECT_NE(node.log().find(message), std::string::npos) << flag << ": " << node.log();
+  }
+}
+
+TEST(ReplicationOff, StatsAndInfoStayAsGoWritesThem) {
+  if (testutil::nsqd_binary_path().empty()) GTEST_SKIP() << "no nsqd binary";
+  testutil::TempDir dir;
+  NsqdProcess node;
+  NsqdProcess::Options o;
+  o.data_path = dir.path();
+  o.require_http = true;
+  ASSERT_EQ(node.start(o), "");
+  HttpClient client(node.http_port());
+  ASSERT_TRUE(client.request("POST", "/topic/create?topic=t"));
+  auto stats = client.request("GET", "/stats?format=json");
+  ASSERT_TRUE(stats);
+  EXPECT_EQ(stats->body.find("replication"), std::string::npos) << stats->body;
+  auto info = client.request("GET", "/info");
+  ASSERT_TRUE(info);
+  EXPECT_EQ(info->body.find("cluster"), std::string::npos) << info->body;
+}
+
+}  // namespace
+}  // namespace nsq::integration
