@@ -13,6 +13,10 @@ class Category final : public std::error_category {
     switch (static_cast<errc>(value)) {
       case errc::exiting:
         return "exiting";
+      case errc::log_corrupt:
+        return "replica log corrupt";
+      case errc::log_out_of_range:
+        return "offset outside the replica log";
     }
     return "unknown nsqd error";
   }
