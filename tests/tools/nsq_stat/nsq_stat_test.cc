@@ -105,6 +105,20 @@ class NsqStatTest : public ::testing::Test {
     ASSERT_TRUE(r && r->status == 200) << (r ? r->describe() : "no reply");
   }
 
+  // Waits until the channel holds `n` messages in all: with lookupd
+  // configured, a topic created at runtime asks lookupd for its channels
+  // before it starts, so /mpub answers before its messages reach "c".
+  static void await_channel_messages(int http_port, const std::string& topic,
+                                     const std::string& channel, long long n) {
+    const auto deadline = std::chrono::steady_clock::now() + 10s;
+    for (;;) {
+      auto figures = broker_channel_figures(http_port, topic, channel);
+      if (figures.size() == 9 && figures[7] == n) return;
+      ASSERT_LT(std::chrono::steady_clock::now(), deadline) << "channel never got " << n;
+      std::this_thread::sleep_for(20ms);  // polling with a deadline
+    }
+  }
+
   void expect_rows_match_broker(const ToolResult& r, std::size_t rows) {
     auto lines = lines_of(r.out);
     ASSERT_EQ(lines.size(), 2 + rows) << r.out << r.err;
@@ -184,6 +198,7 @@ TEST_F(NsqStatTest, CountRowsMatchThroughLookupd) {
   start_nsqd({"--lookupd-tcp-address=127.0.0.1:" + std::to_string(lookupd.tcp_port())});
   create_channel("t", "c");
   publish("t", 7);
+  await_channel_messages(nsqd_.http_port(), "t", "c", 7);
   // Registration reaches lookupd asynchronously: wait for /lookup to list it.
   const auto deadline = std::chrono::steady_clock::now() + 10s;
   bool registered = false;
@@ -223,6 +238,8 @@ TEST_F(NsqStatTest, FiguresAreSummedOverEveryProducer) {
   }
   auto pub = http_once(second.http_port(), "POST", "/mpub?topic=t", "x\ny\nz\nw\n");
   ASSERT_TRUE(pub && pub->status == 200);
+  await_channel_messages(nsqd_.http_port(), "t", "c", 3);
+  await_channel_messages(second.http_port(), "t", "c", 4);
   const auto deadline = std::chrono::steady_clock::now() + 10s;
   bool both = false;
   while (!both && std::chrono::steady_clock::now() < deadline) {
