@@ -21,7 +21,7 @@
 #include <thread>
 #include <vector>
 
-#include "cluster/coordinator.h"
+#include "cluster/cluster_node.h"
 #include "core/broker.h"
 #include "core/worker_pool.h"
 #include "http/http_api.h"
@@ -241,10 +241,7 @@ class Server final : public DaemonServer {
     });
     closed.get_future().wait();
     log_->info("TCP: closing {}", "listener");
-    if (coordinator_) {
-      broker_.set_topic_created_hook(nullptr);
-      coordinator_->stop();  // this node's leaderships end now, not a lease TTL later
-    }
+    if (cluster_) cluster_->stop();  // this node's leaderships end now, not a lease TTL later
     if (http_) http_->stop();
     if (https_) https_->stop();
     if (statsd_) statsd_->stop();
@@ -274,38 +271,11 @@ class Server final : public DaemonServer {
     const int tcp_port = o.broadcast_tcp_port > 0 ? o.broadcast_tcp_port : tcp_port_;
     const int http_port = o.broadcast_http_port > 0 ? o.broadcast_http_port
                                                     : (http_ ? static_cast<int>(http_->port()) : 0);
-    cluster::Coordinator::Settings cs;
-    cs.cluster_name = o.cluster_name;
-    cs.node_id = o.broadcast_address + ":" + std::to_string(tcp_port);
-    cs.node = {cs.node_id, o.broadcast_address + ":" + std::to_string(http_port), "1.3.0"};
-    cs.replication_factor = o.default_replication_factor;
-    cs.lease_ttl = std::chrono::duration_cast<std::chrono::seconds>(o.cluster_lease_ttl);
-    coordinator_ = std::make_unique<cluster::Coordinator>(
-        std::move(*etcd_client_), std::move(cs), log_,
-        [this](const std::string& topic) { broker_.get_or_create_topic(topic); });
-    broker_.set_topic_created_hook(
-        [this](const std::string& topic) { coordinator_->ensure_topic(topic); });
-    api_.set_cluster(HttpApi::Cluster{
-        [this](const std::string& topic) -> std::optional<stats::Replication> {
-          auto r = coordinator_->replication(topic);
-          if (!r) return std::nullopt;
-          const std::string& self = coordinator_->node_id();
-          const bool replica =
-              std::find(r->replicas.begin(), r->replicas.end(), self) != r->replicas.end();
-          return stats::Replication{r->leader ? "leader" : (replica ? "follower" : "none"),
-                                    r->epoch,
-                                    r->leader_id,
-                                    r->replicas,
-                                    r->isr,
-                                    {}};
-        },
-        [this](const std::string& topic, int replicas) {
-          coordinator_->ensure_topic(topic, replicas);
-        }});
-    for (const auto& topic : broker_.topics()) {
-      if (!topic->ephemeral()) coordinator_->ensure_topic(topic->name());
-    }
-    coordinator_->start();
+    cluster_ = std::make_unique<cluster::ClusterNode>(
+        std::move(*etcd_client_), o, o.broadcast_address + ":" + std::to_string(tcp_port),
+        o.broadcast_address + ":" + std::to_string(http_port), broker_, log_);
+    api_.set_cluster(cluster_->http_hooks());
+    cluster_->start();
   }
 
   asio::awaitable<void> accept_loop() {
@@ -334,8 +304,8 @@ class Server final : public DaemonServer {
   std::unique_ptr<StatsdSender> statsd_;
   std::unique_ptr<LookupClient> lookup_;
   // Cluster mode only. Its thread calls into broker_ (declared before it).
-  std::optional<cluster::etcd::Client> etcd_client_;  // from --etcd-endpoints, for coordinator_
-  std::unique_ptr<cluster::Coordinator> coordinator_;
+  std::optional<cluster::etcd::Client> etcd_client_;  // from --etcd-endpoints, for cluster_
+  std::unique_ptr<cluster::ClusterNode> cluster_;
   ConnSecurity security_;
   // After io_: destroyed (its queued queries finished) while the I/O
   // contexts they post their results to still exist.

@@ -7,14 +7,18 @@
 #include <signal.h>
 
 #include <algorithm>
+#include <atomic>
 #include <functional>
 #include <memory>
+#include <mutex>
 #include <set>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include "integration/harness.h"
 #include "testutil/etcd_process.h"
+#include "testutil/files.h"
 #include "testutil/http_client.h"
 #include "testutil/temp_dir.h"
 
@@ -92,9 +96,10 @@ class ReplicationTest : public ::testing::Test {
   }
 
   static std::optional<testutil::HttpReply> http(NsqdProcess* node, std::string_view method,
-                                                 std::string_view target) {
+                                                 std::string_view target,
+                                                 std::string_view body = {}) {
     HttpClient client(node->http_port());
-    return client.request(method, target);
+    return client.request(method, target, body);
   }
 
   // The topic's replication on `node`, nullopt when its /stats has none.
@@ -135,7 +140,8 @@ class ReplicationTest : public ::testing::Test {
     return r;
   }
 
-  int lease_ttl_s_ = 1;
+  // Long enough that a loaded machine (CI) does not miss a keep-alive.
+  int lease_ttl_s_ = 3;
   testutil::TempDir dir_;
   EtcdProcess etcd_;
   std::vector<std::unique_ptr<NsqdProcess>> nodes_;
@@ -266,6 +272,175 @@ TEST_F(ReplicationTest, NodesKeepTheirPlaceAcrossAnEtcdRestart) {
   auto t = await_epoch(a, "t", 1, ms(15000));
   ASSERT_TRUE(t);
   EXPECT_FALSE(t->leader.empty());
+}
+
+// --- the data path -----------------------------------------------------
+
+// How many times `needle` occurs in the topic's replica log on `node`
+// (its segments, concatenated).
+int count_in_log(const std::filesystem::path& data_dir, const std::string& topic,
+                 const std::string& needle) {
+  std::string all;
+  for (const auto& e : std::filesystem::directory_iterator(data_dir)) {
+    const std::string name = e.path().filename().string();
+    if (name.starts_with(topic + ".replica.") && name.ends_with(".log")) {
+      all += testutil::read_file(e.path());
+    }
+  }
+  int n = 0;
+  for (std::size_t at = all.find(needle); at != std::string::npos; at = all.find(needle, at + 1)) {
+    ++n;
+  }
+  return n;
+}
+
+TEST_F(ReplicationTest, PublishIsAcknowledgedOnceInTheInSyncReplicasLogs) {
+  auto* a = start_node({"--min-insync-replicas=3"});
+  auto* b = start_node();
+  auto* c = start_node();
+  ASSERT_TRUE(a && b && c);
+  ASSERT_TRUE(
+      eventually([&] { return c->log().find("CLUSTER: joined") != std::string::npos; }, kReply));
+  RawClient producer;
+  ASSERT_TRUE(producer.connect(a->tcp_port()));
+  producer.magic();
+  // With every replica required, an OK means every log holds the messages.
+  producer.pub("orders", "first-message");
+  ASSERT_TRUE(got_response(producer, "OK")) << a->log();
+  producer.mpub("orders", {"second-message", "third-message"});
+  ASSERT_TRUE(got_response(producer, "OK"));
+  for (std::size_t i = 0; i < 3; ++i) {
+    for (const char* body : {"first-message", "second-message", "third-message"}) {
+      EXPECT_EQ(count_in_log(dir_.path() / ("node" + std::to_string(i)), "orders", body), 1)
+          << body << " on node " << i;
+    }
+  }
+  // HTTP publishing takes the same path.
+  auto pub = http(a, "POST", "/pub?topic=orders", "fourth-message");
+  ASSERT_TRUE(pub);
+  EXPECT_EQ(pub->status, 200) << pub->describe();
+  auto r = replication(a, "orders");
+  ASSERT_TRUE(r);
+  EXPECT_EQ(r->isr.size(), 3u);
+}
+
+TEST_F(ReplicationTest, AFollowerRefusesPublishesAndNamesTheLeader) {
+  auto* a = start_node();
+  auto* b = start_node();
+  ASSERT_TRUE(a && b);
+  ASSERT_TRUE(http(a, "POST", "/topic/create?topic=t"));
+  ASSERT_TRUE(await_epoch(b, "t", 1, kReply));
+  RawClient producer;
+  ASSERT_TRUE(producer.connect(b->tcp_port()));
+  producer.magic();
+  producer.pub("t", "x");
+  EXPECT_TRUE(
+      got_error(producer, "E_PUB_FAILED PUB failed not the leader of t (" + id(a) + " is)"));
+  auto pub = http(b, "POST", "/pub?topic=t", "y");
+  ASSERT_TRUE(pub);
+  EXPECT_EQ(pub->status, 503);
+  EXPECT_EQ(pub->body, "{\"message\":\"PUB_FAILED - not the leader of t (" + id(a) + " is)\"}");
+}
+
+TEST_F(ReplicationTest, TooFewInSyncReplicasFailPublishesUntilOneCatchesUp) {
+  lease_ttl_s_ = 2;
+  auto* a = start_node();  // --min-insync-replicas=2 by default
+  auto* b = start_node();
+  ASSERT_TRUE(a && b);
+  RawClient producer;
+  ASSERT_TRUE(producer.connect(a->tcp_port()));
+  producer.magic();
+  producer.pub("t", "before");
+  ASSERT_TRUE(got_response(producer, "OK")) << a->log();
+
+  ASSERT_TRUE(b->kill_now());
+  // The follower leaves the in-sync set after a TTL without catching up;
+  // from then on nothing is acknowledged.
+  bool refused = false;
+  for (int i = 0; i < 20 && !refused; ++i) {
+    producer.pub("t", "during-" + std::to_string(i));
+    auto reply = producer.read_skip_heartbeats(ms(10000));
+    refused = is_error(reply, "E_PUB_FAILED PUB failed not enough in-sync replicas");
+    if (!refused) {
+      ASSERT_TRUE(is_response(reply, "OK")) << reply.describe();
+    }
+  }
+  ASSERT_TRUE(refused) << a->log();
+  EXPECT_EQ(replication(a, "t")->isr, std::vector<std::string>{id(a)});
+
+  // Back again, it catches up and publishing resumes.
+  NsqdProcess::Options o;
+  o.data_path = dir_.path() / "node1";
+  o.require_http = true;
+  o.extra_args = {"--broadcast-address=127.0.0.1", "--etcd-endpoints=" + etcd_.endpoint(),
+                  "--cluster-lease-ttl=2s",
+                  "--tcp-address=127.0.0.1:" + std::to_string(b->tcp_port())};
+  NsqdProcess again;
+  ASSERT_EQ(again.start(o), "");
+  ASSERT_TRUE(eventually([&] { return replication(a, "t")->isr.size() == 2; }, ms(10000)))
+      << a->log();
+  ASSERT_TRUE(producer.connect(a->tcp_port()));
+  producer.magic();
+  producer.pub("t", "after");
+  EXPECT_TRUE(got_response(producer, "OK"));
+  EXPECT_EQ(count_in_log(o.data_path, "t", "before"), 1);
+}
+
+TEST_F(ReplicationTest, NoAcknowledgedMessageIsLostWhenTheLeaderIsKilled) {
+  lease_ttl_s_ = 2;
+  auto* a = start_node();
+  auto* b = start_node();
+  auto* c = start_node();
+  ASSERT_TRUE(a && b && c);
+  ASSERT_TRUE(http(a, "POST", "/topic/create?topic=t"));
+  ASSERT_TRUE(await_epoch(b, "t", 1, kReply));
+  ASSERT_TRUE(await_epoch(c, "t", 1, kReply));
+
+  // Publishers on the leader until it dies; every OK is recorded.
+  std::vector<std::string> acked;
+  std::mutex acked_mu;
+  std::atomic<bool> go{true};
+  std::vector<std::thread> publishers;
+  for (int p = 0; p < 4; ++p) {
+    publishers.emplace_back([&, p] {
+      RawClient client;
+      if (!client.connect(a->tcp_port())) return;
+      client.magic();
+      for (int i = 0; go; ++i) {
+        const std::string body = "p" + std::to_string(p) + "-m" + std::to_string(i) + ".";
+        if (!client.pub("t", body)) return;
+        auto reply = client.read_skip_heartbeats(ms(10000));
+        if (!is_response(reply, "OK")) return;
+        std::lock_guard lock(acked_mu);
+        acked.push_back(body);
+      }
+    });
+  }
+  ASSERT_TRUE(eventually(
+      [&] {
+        std::lock_guard lock(acked_mu);
+        return acked.size() >= 200;
+      },
+      ms(20000)));
+  ASSERT_TRUE(a->kill_now());
+  go = false;
+  for (auto& t : publishers) t.join();
+
+  auto rb = await_epoch(b, "t", 2, ms(10000));
+  ASSERT_TRUE(rb && rb->epoch == 2);
+  NsqdProcess* leader = rb->leader == id(b) ? b : c;
+  const std::size_t index = leader == b ? 1 : 2;
+  std::size_t lost = 0;
+  for (const auto& body : acked) {
+    if (count_in_log(dir_.path() / ("node" + std::to_string(index)), "t", body) != 1) ++lost;
+  }
+  EXPECT_EQ(lost, 0u) << "of " << acked.size() << " acknowledged";
+  // The new leader takes publishes at the new epoch.
+  RawClient producer;
+  ASSERT_TRUE(producer.connect(leader->tcp_port()));
+  producer.magic();
+  producer.pub("t", "after-failover");
+  EXPECT_TRUE(got_response(producer, "OK")) << leader->log();
 }
 
 TEST_F(ReplicationTest, NsqdServesWhileEtcdIsUnreachable) {

@@ -11,8 +11,11 @@ namespace nsq::nsqd {
 enum class errc {
   exiting = 1,  // the topic or channel is being deleted, or nsqd is shutting down
   // Cluster mode's replica log (docs/replication.md):
-  log_corrupt,       // a segment that cannot be read back as records
-  log_out_of_range,  // an offset before the log's start or past its end
+  log_corrupt,          // a segment that cannot be read back as records
+  log_out_of_range,     // an offset before the log's start or past its end
+  not_leader,           // this node does not lead the topic (any more)
+  not_enough_replicas,  // fewer in-sync replicas than --min-insync-replicas
+  replication_timeout,  // the in-sync replicas did not confirm in time
 };
 
 const std::error_category& error_category() noexcept;

@@ -5,10 +5,6 @@
 namespace nsq::nsqd::cluster {
 namespace {
 
-bool contains(const std::vector<std::string>& list, const std::string& id) {
-  return std::find(list.begin(), list.end(), id) != list.end();
-}
-
 std::string joined(const std::vector<std::string>& list) {
   std::string out;
   for (const auto& s : list) out += (out.empty() ? "" : ",") + s;
@@ -18,12 +14,12 @@ std::string joined(const std::vector<std::string>& list) {
 }  // namespace
 
 Coordinator::Coordinator(etcd::Client client, Settings settings,
-                         std::shared_ptr<spdlog::logger> log, ReplicaHook on_replica)
+                         std::shared_ptr<spdlog::logger> log, Hooks hooks)
     : etcd_(std::move(client)),
       settings_(std::move(settings)),
       keys_{"/" + settings_.cluster_name + "/"},
       log_(std::move(log)),
-      on_replica_(std::move(on_replica)) {}
+      hooks_(std::move(hooks)) {}
 
 Coordinator::~Coordinator() { stop(); }
 
@@ -58,6 +54,16 @@ void Coordinator::ensure_topic(const std::string& topic, int replicas) {
     std::lock_guard lock(mu_);
     if (view_.topics.count(topic)) return;
     to_create_.emplace(topic, replicas);
+    poked_ = true;
+  }
+  wake_.notify_all();
+}
+
+void Coordinator::set_isr(const std::string& topic, std::uint32_t epoch,
+                          std::vector<std::string> isr) {
+  {
+    std::lock_guard lock(mu_);
+    to_set_isr_[topic] = {epoch, std::move(isr)};
     poked_ = true;
   }
   wake_.notify_all();
@@ -172,12 +178,18 @@ void Coordinator::refresh() {
     }
     return read_view(keys_, *range);
   };
-  auto view = read();
-  if (!view) return;
+  // Taken before the read, so a placement sees every node that joined
+  // before the topic was asked for.
   std::map<std::string, int> creations;
   {
     std::lock_guard lock(mu_);
     creations.swap(to_create_);
+  }
+  auto view = read();
+  if (!view) {
+    std::lock_guard lock(mu_);
+    to_create_.merge(creations);
+    return;
   }
   bool changed = false;
   for (const auto& [topic, replicas] : creations) {
@@ -190,6 +202,14 @@ void Coordinator::refresh() {
     if (view->led(topic) || !contains(p.isr, settings_.node_id)) continue;
     elect(*view, topic);
     changed = true;
+  }
+  std::map<std::string, std::pair<std::uint32_t, std::vector<std::string>>> isr_changes;
+  {
+    std::lock_guard lock(mu_);
+    isr_changes.swap(to_set_isr_);
+  }
+  for (auto& [topic, change] : isr_changes) {
+    changed = change_isr(*view, topic, change.first, std::move(change.second)) || changed;
   }
   if (changed) view = read();
   if (!view) return;
@@ -254,6 +274,32 @@ void Coordinator::elect(const View& view, const std::string& topic) {
   }
 }
 
+bool Coordinator::change_isr(const View& view, const std::string& topic, std::uint32_t epoch,
+                             std::vector<std::string> isr) {
+  const auto it = view.topics.find(topic);
+  const auto led = view.leaders.find(topic);
+  if (it == view.topics.end() || led == view.leaders.end() || led->second != settings_.node_id ||
+      it->second.placement.leader != settings_.node_id ||
+      it->second.placement.epoch != static_cast<std::int64_t>(epoch)) {
+    return false;  // no longer this node's to change
+  }
+  Placement p = it->second.placement;
+  p.isr = std::move(isr);
+  using Compare = etcd::Compare;
+  using Op = etcd::Op;
+  auto txn = etcd_.txn(
+      {Compare{keys_.topic(topic), Compare::Target::mod_revision, it->second.mod_revision}},
+      {Op{Op::Kind::put, keys_.topic(topic), encode(p), 0, false}}, {});
+  if (!txn) {
+    warn("could not change the in-sync set of " + topic + " - " + txn.error());
+    return false;
+  }
+  if (txn->succeeded) {
+    log_->info("TOPIC({}): in-sync replicas now {} (epoch {})", topic, joined(p.isr), epoch);
+  }
+  return true;
+}
+
 void Coordinator::publish(View view) {
   if (view.errors != reported_errors_) {
     for (const auto& e : view.errors) log_->warn("CLUSTER: ignored {}", e);
@@ -265,12 +311,17 @@ void Coordinator::publish(View view) {
       announce.push_back(topic);
     }
   }
+  std::vector<Role> roles = roles_of(view, settings_.node_id);
+  if (!member()) {
+    for (auto& r : roles) r.leader = false;  // a lapsed lease leads nothing
+  }
   {
     std::lock_guard lock(mu_);
     view_ = std::move(view);
   }
-  if (on_replica_) {
-    for (const auto& topic : announce) on_replica_(topic);
+  if (hooks_.on_roles) hooks_.on_roles(roles);
+  if (hooks_.on_replica) {
+    for (const auto& topic : announce) hooks_.on_replica(topic);
   }
 }
 

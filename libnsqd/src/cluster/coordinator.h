@@ -43,12 +43,17 @@ class Coordinator {
     std::chrono::seconds lease_ttl{5};
     std::string version;
   };
-  // Called on the coordinator's thread for each topic this node learns it
-  // holds a replica of (once per topic and start).
-  using ReplicaHook = std::function<void(const std::string& topic)>;
+  // Called on the coordinator's thread, never under its lock.
+  struct Hooks {
+    // Each topic this node learns it holds a replica of (once per topic and start).
+    std::function<void(const std::string& topic)> on_replica;
+    // After each read of the cluster: this node's part in every topic it
+    // replicates (leader only while it is a member).
+    std::function<void(const std::vector<Role>& roles)> on_roles;
+  };
 
   Coordinator(etcd::Client client, Settings settings, std::shared_ptr<spdlog::logger> log,
-              ReplicaHook on_replica);
+              Hooks hooks);
   ~Coordinator();
   Coordinator(const Coordinator&) = delete;
   Coordinator& operator=(const Coordinator&) = delete;
@@ -61,6 +66,10 @@ class Coordinator {
   // (0: the default factor). Returns at once; the placement is made on the
   // coordinator's thread.
   void ensure_topic(const std::string& topic, int replicas = 0);
+
+  // Asks etcd to record `isr` as the in-sync set of a topic this node leads
+  // at `epoch` (a compare-and-swap; dropped if the topic moved on meanwhile).
+  void set_isr(const std::string& topic, std::uint32_t epoch, std::vector<std::string> isr);
 
   // The topic's replication as last read from etcd; nullopt when etcd has
   // no placement for it (yet).
@@ -83,6 +92,8 @@ class Coordinator {
   void refresh();
   void create(const View& view, const std::string& topic, int replicas);
   void elect(const View& view, const std::string& topic);
+  bool change_isr(const View& view, const std::string& topic, std::uint32_t epoch,
+                  std::vector<std::string> isr);
   void publish(View view);
   void warn(const std::string& what);
 
@@ -90,12 +101,14 @@ class Coordinator {
   const Settings settings_;
   const Keys keys_;
   const std::shared_ptr<spdlog::logger> log_;
-  const ReplicaHook on_replica_;
+  const Hooks hooks_;
 
   mutable std::mutex mu_;
   std::condition_variable wake_;
-  bool stopping_ = false;                 // guarded by mu_
-  bool poked_ = false;                    // guarded by mu_: a creation is waiting
+  bool stopping_ = false;  // guarded by mu_
+  bool poked_ = false;     // guarded by mu_: a creation is waiting
+  std::map<std::string, std::pair<std::uint32_t, std::vector<std::string>>>
+      to_set_isr_;                        // guarded by mu_: topic -> (epoch, isr)
   std::map<std::string, int> to_create_;  // guarded by mu_: topic -> replicas (0 default)
   View view_;                             // guarded by mu_
   etcd::LeaseId lease_ = 0;               // guarded by mu_

@@ -53,10 +53,6 @@ bool read_list(const rapidjson::Value& object, const char* name, std::vector<std
   return true;
 }
 
-bool contains(const std::vector<std::string>& list, const std::string& id) {
-  return std::find(list.begin(), list.end(), id) != list.end();
-}
-
 }  // namespace
 
 std::string encode(const NodeInfo& node) {
@@ -144,6 +140,25 @@ View read_view(const Keys& keys, const etcd::RangeResult& range) {
     }
   }
   return view;
+}
+
+std::vector<Role> roles_of(const View& view, const std::string& node) {
+  std::vector<Role> roles;
+  for (const auto& [name, t] : view.topics) {
+    const Placement& p = t.placement;
+    if (!contains(p.replicas, node)) continue;
+    Role& r = roles.emplace_back();
+    r.topic = name;
+    r.epoch = static_cast<std::uint32_t>(p.epoch);
+    if (auto led = view.leaders.find(name); led != view.leaders.end()) r.leader_id = led->second;
+    r.leader = r.leader_id == node && p.leader == node;
+    if (auto n = view.nodes.find(r.leader_id); n != view.nodes.end()) {
+      r.leader_http = n->second.http_address;
+    }
+    r.replicas = p.replicas;
+    r.isr = p.isr;
+  }
+  return roles;
 }
 
 std::vector<std::string> choose_replicas(const View& view, const std::string& creator, int factor) {

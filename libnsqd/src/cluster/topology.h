@@ -31,6 +31,13 @@ struct Placement {
   bool operator==(const Placement&) const = default;
 };
 
+inline bool contains(const std::vector<std::string>& ids, const std::string& id) {
+  for (const auto& i : ids) {
+    if (i == id) return true;
+  }
+  return false;
+}
+
 std::string encode(const NodeInfo& node);
 std::string encode(const Placement& placement);
 tl::expected<NodeInfo, std::string> decode_node(std::string_view json);
@@ -62,6 +69,20 @@ struct View {
   // Whether `topic` has a live leader (its leaders/ key exists).
   bool led(const std::string& topic) const { return leaders.count(topic) != 0; }
 };
+
+// A node's part in a topic, from a view.
+struct Role {
+  std::string topic;
+  bool leader = false;  // the node leads it
+  std::uint32_t epoch = 0;
+  std::string leader_id;    // empty while no node leads
+  std::string leader_http;  // the leader's HTTP address (host:port), when known
+  std::vector<std::string> replicas;
+  std::vector<std::string> isr;
+};
+
+// The topics `node` replicates in `view`, with its part in each.
+std::vector<Role> roles_of(const View& view, const std::string& node);
 
 // The view from a range over the whole prefix; keys outside the known
 // folders are ignored.

@@ -13,6 +13,7 @@
 #include <tl/expected.hpp>
 
 #include "core/context.h"
+#include "core/replication.h"
 #include "core/topic.h"
 #include "core/worker_pool.h"
 #include "diskqueue/timer_thread.h"
@@ -40,6 +41,11 @@ class Broker {
   WorkerPool& blocking_pool() noexcept { return *blocking_pool_; }
   // Every write to a disk queue (see DiskWriter).
   DiskWriter& disk_writer() noexcept { return disk_writer_; }
+  // Cluster mode's replication (set before serving); null outside cluster mode.
+  Replication* replication() const noexcept { return replication_.load(std::memory_order_acquire); }
+  void set_replication(Replication* replication) noexcept {
+    replication_.store(replication, std::memory_order_release);
+  }
 
   // Reads nsqd.dat and creates what it lists (startup), as Go's
   // LoadMetadata: a missing file is a fresh start; a file that cannot be
@@ -96,6 +102,7 @@ class Broker {
   std::unique_ptr<diskqueue::TimerThread> deadlines_;
   std::shared_ptr<diskqueue::TimerThread> disk_syncs_;
   DiskWriter disk_writer_;
+  std::atomic<Replication*> replication_{nullptr};
   QueueContext ctx_;
 
   mutable std::mutex mu_;

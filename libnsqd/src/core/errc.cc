@@ -17,6 +17,12 @@ class Category final : public std::error_category {
         return "replica log corrupt";
       case errc::log_out_of_range:
         return "offset outside the replica log";
+      case errc::not_leader:
+        return "not the topic's leader";
+      case errc::not_enough_replicas:
+        return "not enough in-sync replicas";
+      case errc::replication_timeout:
+        return "replication timed out";
     }
     return "unknown nsqd error";
   }

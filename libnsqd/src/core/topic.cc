@@ -31,7 +31,8 @@ Topic::Topic(std::string name, std::int64_t node_id, QueueContext& ctx,
 }
 
 std::error_code Topic::publish(std::span<const std::string_view> bodies,
-                               std::chrono::milliseconds defer, DiskWrites& spill) {
+                               std::chrono::milliseconds defer, DiskWrites& spill,
+                               const MessageSink& sink) {
   std::vector<MessageRef> messages;
   std::vector<std::shared_ptr<Channel>> targets;
   {
@@ -53,6 +54,7 @@ std::error_code Topic::publish(std::span<const std::string_view> bodies,
       messages.reserve(bodies.size());
       for (std::string_view body : bodies) {
         MessageId id = next_id();
+        if (sink) sink(MessageHeader{now, 0, id}, body);
         messages.push_back(MessageRef::create(id, now, body));
         message_bytes_ += body.size();
       }
@@ -64,6 +66,7 @@ std::error_code Topic::publish(std::span<const std::string_view> bodies,
       const bool durable = ctx_.options.sync_publish && backend_;
       for (std::string_view body : bodies) {
         MessageId id = next_id();
+        if (sink) sink(MessageHeader{now, 0, id}, body);
         message_bytes_ += body.size();
         if (!durable && static_cast<std::int64_t>(backlog_.size()) < ctx_.options.mem_queue_size) {
           backlog_.push_back(Pending{MessageRef::create(id, now, body), defer});

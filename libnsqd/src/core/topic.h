@@ -3,6 +3,7 @@
 #include <chrono>
 #include <condition_variable>
 #include <deque>
+#include <functional>
 #include <map>
 #include <memory>
 #include <mutex>
@@ -43,9 +44,13 @@ class Topic : public std::enable_shared_from_this<Topic> {
   const std::string& name() const noexcept { return name_; }
   bool ephemeral() const noexcept { return ephemeral_; }
 
+  // Sees each published message as it is stored (cluster mode frames them
+  // for the replica log), under the topic's lock, in id order.
+  using MessageSink = std::function<void(const MessageHeader& header, std::string_view body)>;
+
   // errc::exiting when the topic is being deleted or closed.
   std::error_code publish(std::span<const std::string_view> bodies, std::chrono::milliseconds defer,
-                          DiskWrites& spill);
+                          DiskWrites& spill, const MessageSink& sink = nullptr);
 
   std::shared_ptr<Channel> get_or_create_channel(const std::string& name, bool* created = nullptr);
   std::shared_ptr<Channel> find_channel(const std::string& name) const;

@@ -3,10 +3,12 @@
 #include "http/http_api.h"
 
 #include <chrono>
+#include <future>
 #include <string>
 #include <vector>
 
 #include "core/broker.h"
+#include "core/replication.h"
 #include "http/replies.h"
 #include "nsq/http/v1_api.h"
 #include "nsq/mpub.h"
@@ -26,10 +28,40 @@ void HttpApi::publish(const std::string& topic_name, std::vector<std::string_vie
     reply(v1_error(503, "EXITING"));
     return;
   }
+  // Cluster mode: only the topic's leader, with enough replicas in sync,
+  // takes it. This runs on the blocking pool, which may wait.
+  Replication* replication = broker_.replication();
+  std::uint32_t epoch = 0;
+  if (replication) {
+    std::promise<Replication::Admission> admitted;
+    replication->admit(topic_name, [&](Replication::Admission a) { admitted.set_value(a); });
+    auto admission = admitted.get_future().get();
+    if (!admission) {
+      reply(v1_error(503, "PUB_FAILED - " + admission.error()));
+      return;
+    }
+    epoch = *admission;
+  }
   DiskWrites spill;
-  if (topic->publish(bodies, defer, spill)) {
+  std::vector<ReplicatedMessage> replicated;
+  Topic::MessageSink sink;
+  if (replication) {
+    sink = [&replicated](const MessageHeader& header, std::string_view body) {
+      replicated.push_back({header, body});
+    };
+  }
+  if (topic->publish(bodies, defer, spill, sink)) {
     reply(v1_error(503, "EXITING"));
     return;
+  }
+  if (replication) {
+    std::promise<std::error_code> committed;
+    replication->replicate(topic_name, epoch, replicated, defer_until_ms(defer),
+                           [&](std::error_code ec) { committed.set_value(ec); });
+    if (std::error_code ec = committed.get_future().get()) {
+      reply(v1_error(503, "PUB_FAILED - " + ec.message()));
+      return;
+    }
   }
   // Answered once the disk writes are done, without holding this thread
   // meanwhile (with --sync-publish, concurrent /pub requests share fsyncs).

@@ -4,6 +4,7 @@
 #include <gtest/gtest.h>
 
 #include "cluster/etcd_json.h"
+#include "cluster/replication_wire.h"
 #include "cluster/topology.h"
 #include "nsq/base64.h"
 
@@ -152,6 +153,52 @@ TEST(Topology, ReplicasAreTheCreatorThenTheLeastLoadedLiveNodes) {
   EXPECT_EQ(choose_replicas(view, "b:1", 2), (std::vector<std::string>{"b:1", "a:1"}));
   EXPECT_EQ(choose_replicas(view, "a:1", 9).size(), 4u) << "capped by the live nodes";
   EXPECT_EQ(choose_replicas(view, "a:1", 1), (std::vector<std::string>{"a:1"}));
+}
+
+TEST(Topology, RolesSayWhoLeadsAndWhereToFetch) {
+  View view;
+  view.nodes["a:1"] = NodeInfo{"a:1", "a:2", "1.3.0"};
+  view.nodes["b:1"] = NodeInfo{"b:1", "b:2", "1.3.0"};
+  view.topics["t"].placement = Placement{{"a:1", "b:1"}, 4, "a:1", {"a:1", "b:1"}};
+  view.topics["u"].placement = Placement{{"a:1", "b:1"}, 2, "b:1", {"b:1"}};
+  view.topics["elsewhere"].placement = Placement{{"c:1"}, 1, "c:1", {"c:1"}};
+  view.leaders["t"] = "a:1";  // u has lost its leader
+  const auto roles = roles_of(view, "b:1");
+  ASSERT_EQ(roles.size(), 2u);
+  EXPECT_EQ(roles[0].topic, "t");
+  EXPECT_FALSE(roles[0].leader);
+  EXPECT_EQ(roles[0].epoch, 4u);
+  EXPECT_EQ(roles[0].leader_id, "a:1");
+  EXPECT_EQ(roles[0].leader_http, "a:2");
+  EXPECT_EQ(roles[1].topic, "u");
+  EXPECT_FALSE(roles[1].leader) << "no leaders/ key: nobody leads";
+  EXPECT_EQ(roles[1].leader_id, "");
+  EXPECT_TRUE(roles_of(view, "a:1")[0].leader);
+}
+
+TEST(ReplicationWire, FetchRequestsAndAnswersRoundTrip) {
+  wire::FetchRequest request{500, 1 << 20, "b:1", {{"t", 4, 3, 634}, {"u", 1, 0, 0}}};
+  const std::string bytes = wire::encode(request);
+  EXPECT_EQ(bytes.size(), 4 + 4 + 2 + 3 + 2 + (2 + 1 + 4 + 4 + 8) * 2);
+  EXPECT_EQ(wire::decode_request(bytes), request);
+  std::vector<wire::FetchAnswer> answers = {{"t", wire::FetchStatus::ok, 4, 600, "records"},
+                                            {"u", wire::FetchStatus::truncate, 2, 100, ""},
+                                            {"v", wire::FetchStatus::not_leader, 0, 0, ""}};
+  EXPECT_EQ(wire::decode_answers(wire::encode(answers)), answers);
+  EXPECT_EQ(wire::decode_answers(wire::encode(std::vector<wire::FetchAnswer>{})),
+            std::vector<wire::FetchAnswer>{});
+}
+
+TEST(ReplicationWire, RefusesShortLongAndUnknownBodies) {
+  const std::string request = wire::encode(wire::FetchRequest{1, 2, "n", {{"t", 1, 1, 1}}});
+  for (std::size_t cut = 0; cut < request.size(); ++cut) {
+    EXPECT_FALSE(wire::decode_request(request.substr(0, cut))) << cut;
+  }
+  EXPECT_FALSE(wire::decode_request(request + "x")) << "trailing bytes";
+  std::string answers = wire::encode({{"t", wire::FetchStatus::ok, 1, 1, "r"}});
+  EXPECT_FALSE(wire::decode_answers(answers.substr(0, answers.size() - 1)));
+  answers[2 + 2 + 1] = 9;  // status
+  EXPECT_FALSE(wire::decode_answers(answers));
 }
 
 }  // namespace

@@ -4,6 +4,7 @@
 #include <vector>
 
 #include "core/broker.h"
+#include "core/replication.h"
 #include "nsq/names.h"
 #include "nsq/parse.h"
 #include "protocol/errors.h"
@@ -40,8 +41,26 @@ awaitable<bool> publish(V2Client& client, std::string_view cmd, const std::strin
                         std::vector<std::string_view> bodies, milliseconds defer) {
   auto topic = client.broker().get_or_create_topic(topic_name);
   if (!topic) co_return client.fail(failed(cmd, "exiting"));
+  // Cluster mode: only the topic's leader, with enough replicas in sync, takes it.
+  Replication* replication = client.broker().replication();
+  std::uint32_t epoch = 0;
+  if (replication) {
+    Completion<Replication::Admission> admitted(client.executor());
+    replication->admit(topic_name, admitted.callback());
+    auto admission = co_await admitted.wait();
+    if (!admission) co_return client.fail(failed(cmd, admission.error()));
+    epoch = *admission;
+  }
   DiskWrites spill;
-  if (std::error_code ec = topic->publish(bodies, defer, spill)) {
+  std::vector<ReplicatedMessage> replicated;
+  Topic::MessageSink sink;
+  if (replication) {
+    replicated.reserve(bodies.size());
+    sink = [&replicated](const MessageHeader& header, std::string_view body) {
+      replicated.push_back({header, body});
+    };
+  }
+  if (std::error_code ec = topic->publish(bodies, defer, spill, sink)) {
     co_return client.fail(failed(cmd, ec.message()));
   }
   if (!spill.empty()) {
@@ -58,6 +77,14 @@ awaitable<bool> publish(V2Client& client, std::string_view cmd, const std::strin
       client.resumed_from_disk();
     }
     if (ec) co_return client.fail(failed(cmd, ec.message()));
+  }
+  if (replication) {
+    Completion<std::error_code> committed(client.executor());
+    replication->replicate(topic_name, epoch, replicated, defer_until_ms(defer),
+                           committed.callback());
+    if (std::error_code ec = co_await committed.wait()) {
+      co_return client.fail(failed(cmd, ec.message()));
+    }
   }
   client.state().count_published(topic_name, bodies.size());
   client.respond("OK");

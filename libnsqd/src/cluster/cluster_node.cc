@@ -1,0 +1,82 @@
+#include "cluster/cluster_node.h"
+
+#include "cluster/log_record.h"
+#include "core/broker.h"
+#include "nsq/message.h"
+
+namespace nsq::nsqd::cluster {
+
+ClusterNode::ClusterNode(etcd::Client etcd, const Options& o, std::string node_id,
+                         std::string http_address, Broker& broker,
+                         std::shared_ptr<spdlog::logger> log)
+    : broker_(broker), node_id_(std::move(node_id)) {
+  const auto lease_ttl = std::chrono::duration_cast<std::chrono::seconds>(o.cluster_lease_ttl);
+  Replicator::Settings rs;
+  rs.data_dir =
+      o.data_path.empty() ? std::filesystem::path(".") : std::filesystem::path(o.data_path);
+  rs.node_id = node_id_;
+  rs.min_insync = o.min_insync_replicas;
+  rs.lag_max = lease_ttl;
+  rs.segment_bytes = static_cast<std::uint64_t>(o.max_bytes_per_file);
+  rs.max_record = static_cast<std::size_t>(o.max_msg_size) + kMessageHeaderSize + kLogRecordHeader;
+  rs.connect_timeout =
+      std::chrono::duration_cast<std::chrono::milliseconds>(o.http_client_connect_timeout);
+  Replicator::Hooks rh;
+  rh.set_isr = [this](const std::string& topic, std::uint32_t epoch, std::vector<std::string> isr) {
+    coordinator_->set_isr(topic, epoch, std::move(isr));
+  };
+  rh.member = [this] { return coordinator_->member(); };
+  replicator_ = std::make_unique<Replicator>(std::move(rs), std::move(rh), log);
+
+  Coordinator::Settings cs;
+  cs.cluster_name = o.cluster_name;
+  cs.node_id = node_id_;
+  cs.node = {node_id_, std::move(http_address), "1.3.0"};
+  cs.replication_factor = o.default_replication_factor;
+  cs.lease_ttl = lease_ttl;
+  Coordinator::Hooks ch;
+  ch.on_replica = [this](const std::string& topic) { broker_.get_or_create_topic(topic); };
+  ch.on_roles = [this](const std::vector<Role>& roles) { replicator_->apply(roles); };
+  coordinator_ =
+      std::make_unique<Coordinator>(std::move(etcd), std::move(cs), std::move(log), std::move(ch));
+}
+
+ClusterNode::~ClusterNode() { stop(); }
+
+HttpApi::Cluster ClusterNode::http_hooks() {
+  HttpApi::Cluster hooks;
+  hooks.replication = [this](const std::string& topic) -> std::optional<stats::Replication> {
+    auto r = coordinator_->replication(topic);
+    if (!r) return std::nullopt;
+    const char* role = r->leader ? "leader" : contains(r->replicas, node_id_) ? "follower" : "none";
+    return stats::Replication{role,        r->epoch, r->leader_id,
+                              r->replicas, r->isr,   replicator_->lag(topic)};
+  };
+  hooks.place_topic = [this](const std::string& topic, int replicas) {
+    coordinator_->ensure_topic(topic, replicas);
+  };
+  hooks.fetch = [this](std::string_view body, std::function<void(int, std::string)> reply) {
+    replicator_->fetch(body, std::move(reply));
+  };
+  return hooks;
+}
+
+void ClusterNode::start() {
+  broker_.set_topic_created_hook(
+      [this](const std::string& topic) { coordinator_->ensure_topic(topic); });
+  broker_.set_replication(replicator_.get());
+  for (const auto& topic : broker_.topics()) {
+    if (!topic->ephemeral()) coordinator_->ensure_topic(topic->name());
+  }
+  replicator_->start();
+  coordinator_->start();
+}
+
+void ClusterNode::stop() {
+  broker_.set_topic_created_hook(nullptr);
+  broker_.set_replication(nullptr);
+  coordinator_->stop();
+  replicator_->stop();
+}
+
+}  // namespace nsq::nsqd::cluster

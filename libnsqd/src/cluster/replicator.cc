@@ -1,0 +1,517 @@
+#include "cluster/replicator.h"
+
+#include <algorithm>
+
+#include "cluster/fetcher.h"
+#include "nsq/endian.h"
+#include "nsqd/errc.h"
+
+namespace nsq::nsqd::cluster {
+namespace {
+
+// The epoch of the record at the start of `records` (log_record.h).
+std::uint32_t record_epoch(std::string_view records) { return get_u32be(records.data() + 8); }
+
+}  // namespace
+
+Replicator::Replicator(Settings settings, Hooks hooks, std::shared_ptr<spdlog::logger> log)
+    : settings_(std::move(settings)), hooks_(std::move(hooks)), log_(std::move(log)) {}
+
+Replicator::~Replicator() { stop(); }
+
+void Replicator::start() {
+  thread_ = std::thread([this] { run(); });
+}
+
+void Replicator::stop() {
+  std::map<std::string, std::unique_ptr<Fetcher>> fetchers;
+  Later later;
+  {
+    std::lock_guard lock(mu_);
+    if (stopping_) return;
+    stopping_ = true;
+    fetchers.swap(fetchers_);
+    for (auto& [name, t] : topics_)
+      lose_leadership_locked(t, make_error_code(errc::exiting), later);
+    for (auto& h : held_) {
+      later.calls.push_back([reply = std::move(h.reply)] { reply(503, "exiting"); });
+    }
+    held_.clear();
+    for (auto& a : admitting_) {
+      later.calls.push_back(
+          [done = std::move(a.done)] { done(tl::unexpected(std::string("exiting"))); });
+    }
+    admitting_.clear();
+  }
+  wake_.notify_all();
+  if (thread_.joinable()) thread_.join();
+  later.run();
+  fetchers.clear();  // joins their threads, which call back into this object
+}
+
+std::size_t Replicator::insync_needed(const Topic& t) const {
+  return std::min<std::size_t>(static_cast<std::size_t>(settings_.min_insync),
+                               std::max<std::size_t>(t.role.replicas.size(), 1));
+}
+
+Replicator::Topic* Replicator::open_topic_locked(const std::string& name) {
+  auto it = topics_.find(name);
+  if (it != topics_.end()) return &it->second;
+  auto opened =
+      ReplicaLog::open({settings_.data_dir, name, settings_.segment_bytes, settings_.max_record});
+  if (!opened) {
+    log_->error("TOPIC({}): cannot open its replica log in {} - {}", name,
+                settings_.data_dir.string(), opened.error().message());
+    return nullptr;
+  }
+  if (!opened->repaired.empty()) {
+    log_->warn("TOPIC({}): replica log repaired: {}", name, opened->repaired);
+  }
+  Topic& t = topics_[name];
+  t.log = std::move(opened->log);
+  return &t;
+}
+
+void Replicator::lead_locked(Topic& t, Later& later) {
+  if (auto ec = t.log->begin_epoch(t.role.epoch)) {
+    log_->error("TOPIC({}): cannot begin epoch {} - {}", t.role.topic, t.role.epoch, ec.message());
+    return;
+  }
+  lose_leadership_locked(t, make_error_code(errc::not_leader), later);
+  t.led_epoch = t.role.epoch;
+  t.commit = 0;
+  t.followers.clear();
+  // Every follower gets a lag period to show up before it counts as lagging.
+  const auto now = Clock::now();
+  for (const auto& r : t.role.replicas) {
+    if (r != settings_.node_id) t.followers[r].caught_up = now;
+  }
+  log_->info("TOPIC({}): leading at epoch {} from offset {}", t.role.topic, t.role.epoch,
+             t.log->end());
+}
+
+void Replicator::lose_leadership_locked(Topic& t, std::error_code why, Later& later) {
+  for (auto& w : t.waiters) later.calls.push_back([done = std::move(w.done), why] { done(why); });
+  t.waiters.clear();
+  t.led_epoch = 0;
+}
+
+void Replicator::apply(const std::vector<Role>& roles) {
+  Later later;
+  std::vector<std::unique_ptr<Fetcher>> retired;
+  {
+    std::lock_guard lock(mu_);
+    if (stopping_) return;
+    std::set<std::string> listed;
+    std::map<std::string, std::string> leaders;  // followed leader id -> HTTP address
+    for (const Role& role : roles) {
+      listed.insert(role.topic);
+      Topic* t = open_topic_locked(role.topic);
+      if (!t) continue;
+      const bool isr_changed = t->role.isr != role.isr;
+      t->role = role;
+      if (isr_changed) t->isr_change_asked = false;
+      if (role.leader && t->led_epoch != role.epoch) lead_locked(*t, later);
+      if (!role.leader && t->led_epoch != 0) {
+        lose_leadership_locked(*t, make_error_code(errc::not_leader), later);
+      }
+      if (!role.leader && !role.leader_id.empty() && !role.leader_http.empty()) {
+        leaders[role.leader_id] = role.leader_http;
+      }
+      advance_commit_locked(*t, later);
+    }
+    for (auto it = topics_.begin(); it != topics_.end();) {
+      if (listed.count(it->first)) {
+        ++it;
+        continue;
+      }
+      lose_leadership_locked(it->second, make_error_code(errc::not_leader), later);
+      it = topics_.erase(it);
+    }
+    for (auto it = fetchers_.begin(); it != fetchers_.end();) {
+      if (leaders.count(it->first)) {
+        ++it;
+      } else {
+        retired.push_back(std::move(it->second));
+        it = fetchers_.erase(it);
+      }
+    }
+    for (const auto& [id, address] : leaders) {
+      auto it = fetchers_.find(id);
+      if (it != fetchers_.end()) {
+        it->second->set_address(address);
+        continue;
+      }
+      Fetcher::Settings fs;
+      fs.node_id = settings_.node_id;
+      fs.leader_id = id;
+      fs.leader_http = address;
+      fs.connect_timeout = settings_.connect_timeout;
+      fs.max_bytes =
+          static_cast<std::uint32_t>(std::max<std::size_t>(settings_.max_record, 1 << 20));
+      fetchers_.emplace(id, std::make_unique<Fetcher>(*this, std::move(fs), log_));
+    }
+    // Publishes that waited for a placement.
+    for (auto it = admitting_.begin(); it != admitting_.end();) {
+      if (!topics_.count(it->topic)) {
+        ++it;
+        continue;
+      }
+      later.calls.push_back(
+          [done = std::move(it->done), a = admission_locked(it->topic)] { done(a); });
+      it = admitting_.erase(it);
+    }
+  }
+  later.run();
+  retired.clear();  // joins their threads outside mu_
+}
+
+Replication::Admission Replicator::admission_locked(const std::string& name) const {
+  const auto it = topics_.find(name);
+  if (it == topics_.end()) return tl::unexpected("topic " + name + " has no leader yet");
+  const Topic& t = it->second;
+  if (!t.role.leader) {
+    return tl::unexpected(
+        "not the leader of " + name +
+        (t.role.leader_id.empty() ? std::string(" (none yet)") : " (" + t.role.leader_id + " is)"));
+  }
+  if (t.led_epoch != t.role.epoch) return tl::unexpected(std::string("leadership starting"));
+  if (t.role.isr.size() < insync_needed(t)) {
+    return tl::unexpected(make_error_code(errc::not_enough_replicas).message());
+  }
+  if (hooks_.member && !hooks_.member()) {
+    return tl::unexpected(std::string("not a cluster member (lease lapsed)"));
+  }
+  return t.role.epoch;
+}
+
+void Replicator::admit(const std::string& topic, std::function<void(Admission)> done) {
+  Admission a;
+  {
+    std::lock_guard lock(mu_);
+    if (stopping_) {
+      a = tl::unexpected(std::string("exiting"));
+    } else if (!topics_.count(topic)) {
+      // Just created: the coordinator places it within a poll.
+      admitting_.push_back({topic, Clock::now() + settings_.lag_max, std::move(done)});
+      return;
+    } else {
+      a = admission_locked(topic);
+    }
+  }
+  done(std::move(a));
+}
+
+void Replicator::replicate(const std::string& topic, std::uint32_t epoch,
+                           std::span<const ReplicatedMessage> messages, std::int64_t defer_until_ms,
+                           std::function<void(std::error_code)> done) {
+  std::string framed;
+  for (const auto& m : messages) {
+    LogRecord r{epoch, defer_until_ms, {}};
+    append_message(r.message, m.header, m.body);
+    append_record(framed, r);
+  }
+  Later later;
+  {
+    std::lock_guard lock(mu_);
+    auto it = topics_.find(topic);
+    std::error_code refused;
+    if (stopping_) {
+      refused = make_error_code(errc::exiting);
+    } else if (it == topics_.end() || !it->second.role.leader || it->second.led_epoch != epoch) {
+      refused = make_error_code(errc::not_leader);
+    } else if (it->second.role.isr.size() < insync_needed(it->second)) {
+      refused = make_error_code(errc::not_enough_replicas);
+    }
+    if (!refused) {
+      Topic& t = it->second;
+      auto end = t.log->append(framed);
+      if (!end) {
+        refused = end.error();
+      } else {
+        t.waiters.push_back({*end, Clock::now() + 2 * settings_.lag_max, std::move(done)});
+        t.unsynced = true;
+        work_ = true;
+        // Followers waiting for records get them now, while this node fsyncs.
+        answer_held_locked(true, Clock::now(), later);
+      }
+    }
+    if (refused) later.calls.push_back([done = std::move(done), refused] { done(refused); });
+  }
+  wake_.notify_all();
+  later.run();
+}
+
+void Replicator::advance_commit_locked(Topic& t, Later& later) {
+  if (!t.role.leader || t.led_epoch != t.role.epoch) return;
+  if (t.role.isr.size() < insync_needed(t)) {
+    const auto why = make_error_code(errc::not_enough_replicas);
+    for (auto& w : t.waiters) later.calls.push_back([done = std::move(w.done), why] { done(why); });
+    t.waiters.clear();
+    return;
+  }
+  // A node whose lease lapsed may no longer be the leader etcd knows: it
+  // confirms nothing (docs/replication.md, "Leadership and epochs").
+  if (hooks_.member && !hooks_.member()) return;
+  std::uint64_t commit = t.log->durable_end();
+  for (const auto& m : t.role.isr) {
+    if (m == settings_.node_id) continue;
+    auto f = t.followers.find(m);
+    commit = std::min(commit, f == t.followers.end() ? 0 : f->second.acked);
+  }
+  if (commit <= t.commit) return;
+  t.commit = commit;
+  std::size_t n = 0;
+  while (n < t.waiters.size() && t.waiters[n].end <= commit) ++n;
+  for (std::size_t i = 0; i < n; ++i) {
+    later.calls.push_back([done = std::move(t.waiters[i].done)] { done({}); });
+  }
+  t.waiters.erase(t.waiters.begin(), t.waiters.begin() + static_cast<std::ptrdiff_t>(n));
+}
+
+void Replicator::check_isr_locked(Topic& t, Clock::time_point now) {
+  if (!t.role.leader || t.led_epoch != t.role.epoch || t.isr_change_asked || !hooks_.set_isr) {
+    return;
+  }
+  std::vector<std::string> isr = t.role.isr;
+  for (const auto& [id, f] : t.followers) {
+    const bool in = contains(isr, id);
+    if (in && now - f.caught_up > settings_.lag_max) {
+      std::erase(isr, id);
+      log_->warn("TOPIC({}): {} lags (acked {} of {}): leaving the in-sync set", t.role.topic, id,
+                 f.acked, t.log->end());
+      break;
+    }
+    if (!in && contains(t.role.replicas, id) && now - f.caught_up < settings_.lag_max / 2 &&
+        f.acked == t.log->end()) {
+      isr.push_back(id);
+      log_->info("TOPIC({}): {} caught up: joining the in-sync set", t.role.topic, id);
+      break;
+    }
+  }
+  if (isr == t.role.isr) return;
+  t.isr_change_asked = true;
+  hooks_.set_isr(t.role.topic, t.role.epoch, std::move(isr));
+}
+
+std::vector<wire::FetchAnswer> Replicator::answer_locked(const wire::FetchRequest& request,
+                                                         bool* any_records) {
+  std::vector<wire::FetchAnswer> answers;
+  const auto now = Clock::now();
+  for (const auto& asked : request.topics) {
+    wire::FetchAnswer& a = answers.emplace_back();
+    a.topic = asked.topic;
+    auto it = topics_.find(asked.topic);
+    if (it == topics_.end()) {
+      a.status = wire::FetchStatus::not_leader;
+      continue;
+    }
+    Topic& t = it->second;
+    a.epoch = t.role.epoch;
+    if (!t.role.leader || t.led_epoch != t.role.epoch || asked.epoch != t.role.epoch) {
+      a.status = wire::FetchStatus::not_leader;
+      continue;
+    }
+    const std::uint64_t end = t.log->end();
+    // KIP-101: a follower whose log ends in an older epoch keeps only what
+    // that epoch wrote here.
+    std::uint64_t keep = end;
+    if (asked.log_epoch < t.led_epoch) keep = std::min(keep, t.log->end_of_epoch(asked.log_epoch));
+    if (asked.offset > keep || asked.offset < t.log->start()) {
+      a.status = wire::FetchStatus::truncate;
+      a.value = asked.offset > keep ? keep : 0;
+      continue;
+    }
+    Follower& f = t.followers[request.node];
+    f.acked = asked.offset;
+    if (asked.offset == end) f.caught_up = now;
+    a.value = t.commit;
+    if (asked.offset < end) {
+      auto records = t.log->read(asked.offset, request.max_bytes);
+      if (records) {
+        a.records = std::move(*records);
+        if (any_records) *any_records = true;
+      }
+    }
+  }
+  return answers;
+}
+
+void Replicator::answer_held_locked(bool only_with_records, Clock::time_point now, Later& later) {
+  for (auto it = held_.begin(); it != held_.end();) {
+    bool has_records = false;
+    // Reading without recording acks again: answer_locked is idempotent for
+    // the same request, and the offsets asked have not changed.
+    auto answers = answer_locked(it->request, &has_records);
+    if (only_with_records && !has_records && now < it->deadline) {
+      ++it;
+      continue;
+    }
+    later.calls.push_back([reply = std::move(it->reply), body = wire::encode(answers)]() mutable {
+      reply(200, std::move(body));
+    });
+    it = held_.erase(it);
+  }
+}
+
+void Replicator::fetch(std::string_view body, FetchReply reply) {
+  auto request = wire::decode_request(body);
+  if (!request) {
+    reply(400, request.error());
+    return;
+  }
+  Later later;
+  {
+    std::lock_guard lock(mu_);
+    if (stopping_) {
+      later.calls.push_back([reply = std::move(reply)] { reply(503, "exiting"); });
+    } else {
+      bool any_records = false;
+      auto answers = answer_locked(*request, &any_records);
+      // The offsets asked confirm records: publishes may be committed now.
+      for (const auto& asked : request->topics) {
+        if (auto it = topics_.find(asked.topic); it != topics_.end()) {
+          advance_commit_locked(it->second, later);
+        }
+      }
+      bool must_answer = any_records || request->wait_ms == 0;
+      for (const auto& a : answers) must_answer = must_answer || a.status != wire::FetchStatus::ok;
+      if (must_answer) {
+        later.calls.push_back([reply = std::move(reply), body = wire::encode(answers)]() mutable {
+          reply(200, std::move(body));
+        });
+      } else {
+        const auto wait =
+            std::chrono::milliseconds(std::min<std::uint32_t>(request->wait_ms, 5000));
+        held_.push_back({std::move(*request), std::move(reply), Clock::now() + wait});
+      }
+    }
+  }
+  later.run();
+}
+
+std::vector<wire::FetchTopic> Replicator::followed(const std::string& leader_id) const {
+  std::vector<wire::FetchTopic> out;
+  std::lock_guard lock(mu_);
+  for (const auto& [name, t] : topics_) {
+    if (t.role.leader || t.role.leader_id != leader_id) continue;
+    out.push_back({name, t.role.epoch, t.log->last_epoch(), t.log->end()});
+  }
+  return out;
+}
+
+void Replicator::absorb(const std::string& leader_id, const wire::FetchAnswer& answer) {
+  std::shared_ptr<ReplicaLog> log;
+  {
+    std::lock_guard lock(mu_);
+    auto it = topics_.find(answer.topic);
+    if (it == topics_.end() || it->second.role.leader || it->second.role.leader_id != leader_id) {
+      return;
+    }
+    log = it->second.log;
+  }
+  // Only this fetcher writes a followed topic's log: no lock held while
+  // it writes and fsyncs.
+  if (answer.status == wire::FetchStatus::truncate) {
+    log_->warn("TOPIC({}): truncating the replica log from {} to {} (leader {})", answer.topic,
+               log->end(), answer.value, leader_id);
+    if (auto ec = log->truncate(std::min(answer.value, log->end()))) {
+      log_->error("TOPIC({}): truncate failed - {}", answer.topic, ec.message());
+    }
+    return;
+  }
+  if (answer.status != wire::FetchStatus::ok || answer.records.empty()) return;
+  // Whole records in epoch order: each new epoch is recorded where it begins.
+  const ScannedRecords scanned = scan_records(answer.records, settings_.max_record);
+  if (scanned.corrupt || scanned.consumed != answer.records.size()) {
+    log_->error("TOPIC({}): leader {} sent records that do not check", answer.topic, leader_id);
+    return;
+  }
+  std::string_view rest = answer.records;
+  while (!rest.empty()) {
+    const std::uint32_t epoch = record_epoch(rest);
+    std::size_t run = 0;
+    while (run < rest.size() && record_epoch(rest.substr(run)) == epoch) {
+      run += get_u32be(rest.data() + run) + 8;
+    }
+    if (epoch > log->last_epoch()) {
+      if (auto ec = log->begin_epoch(epoch)) {
+        log_->error("TOPIC({}): cannot record epoch {} - {}", answer.topic, epoch, ec.message());
+        return;
+      }
+    }
+    if (auto end = log->append(rest.substr(0, run)); !end) {
+      log_->error("TOPIC({}): cannot append to the replica log - {}", answer.topic,
+                  end.error().message());
+      return;
+    }
+    rest.remove_prefix(run);
+  }
+  if (auto ec = log->sync()) {
+    log_->error("TOPIC({}): cannot fsync the replica log - {}", answer.topic, ec.message());
+  }
+}
+
+std::vector<std::pair<std::string, std::int64_t>> Replicator::lag(const std::string& topic) const {
+  std::vector<std::pair<std::string, std::int64_t>> out;
+  std::lock_guard lock(mu_);
+  auto it = topics_.find(topic);
+  if (it == topics_.end() || !it->second.role.leader) return out;
+  const std::uint64_t end = it->second.log->end();
+  for (const auto& r : it->second.role.replicas) {
+    if (r == settings_.node_id) continue;
+    auto f = it->second.followers.find(r);
+    const std::uint64_t acked = f == it->second.followers.end() ? 0 : f->second.acked;
+    out.emplace_back(r, static_cast<std::int64_t>(end - std::min(end, acked)));
+  }
+  return out;
+}
+
+void Replicator::run() {
+  for (;;) {
+    std::vector<std::pair<std::string, std::shared_ptr<ReplicaLog>>> to_sync;
+    {
+      std::unique_lock lock(mu_);
+      wake_.wait_for(lock, std::chrono::milliseconds(50), [&] { return stopping_ || work_; });
+      if (stopping_) return;
+      work_ = false;
+      for (auto& [name, t] : topics_) {
+        if (!t.unsynced) continue;
+        t.unsynced = false;
+        to_sync.emplace_back(name, t.log);
+      }
+    }
+    // Group commit: one fsync covers every append made before it.
+    for (const auto& [name, log] : to_sync) {
+      if (auto ec = log->sync()) {
+        log_->error("TOPIC({}): cannot fsync the replica log - {}", name, ec.message());
+      }
+    }
+    Later later;
+    {
+      std::lock_guard lock(mu_);
+      const auto now = Clock::now();
+      for (auto& [name, t] : topics_) {
+        advance_commit_locked(t, later);
+        check_isr_locked(t, now);
+        const auto timeout = make_error_code(errc::replication_timeout);
+        std::erase_if(t.waiters, [&](Waiter& w) {
+          if (w.deadline > now) return false;
+          later.calls.push_back([done = std::move(w.done), timeout] { done(timeout); });
+          return true;
+        });
+      }
+      answer_held_locked(true, now, later);
+      std::erase_if(admitting_, [&](AdmitWaiter& a) {
+        if (a.deadline > now) return false;
+        later.calls.push_back([done = std::move(a.done), topic = a.topic] {
+          done(tl::unexpected("topic " + topic + " has no leader yet"));
+        });
+        return true;
+      });
+    }
+    later.run();
+  }
+}
+
+}  // namespace nsq::nsqd::cluster

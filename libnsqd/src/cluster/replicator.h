@@ -1,0 +1,163 @@
+#pragma once
+
+#include <chrono>
+#include <condition_variable>
+#include <cstdint>
+#include <filesystem>
+#include <functional>
+#include <map>
+#include <memory>
+#include <mutex>
+#include <set>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include <spdlog/logger.h>
+
+#include "cluster/replica_log.h"
+#include "cluster/replication_wire.h"
+#include "cluster/topology.h"
+#include "core/replication.h"
+
+namespace nsq::nsqd::cluster {
+
+class Fetcher;
+
+// The data path of cluster mode (docs/replication.md): each replicated
+// topic's log, and
+// - as leader: appends of publishes, the commit point (the smallest offset
+//   fsynced on every in-sync replica), the publishes waiting for it, the
+//   followers' fetches (answered at once when there are records, else held
+//   until there are or their wait ends), and changes of the in-sync set;
+// - as follower: a Fetcher per leader node that pulls records into the log.
+//
+// Thread safety: every member may be called from any thread. One thread of
+// its own fsyncs the logs and keeps time (held fetches, lagging followers,
+// publishes waiting too long); callbacks run there or on a fetcher's thread.
+class Replicator final : public Replication {
+ public:
+  struct Settings {
+    std::filesystem::path data_dir;
+    std::string node_id;
+    int min_insync = 2;
+    // A follower that has not caught up for this long leaves the in-sync
+    // set (--cluster-lease-ttl); a publish waits at most twice this.
+    std::chrono::milliseconds lag_max{5000};
+    std::uint64_t segment_bytes = 104857600;
+    std::size_t max_record = 1048576 + 64;
+    std::chrono::milliseconds connect_timeout{1000};
+  };
+  struct Hooks {
+    // Asks etcd to record `isr` as the topic's in-sync set at `epoch` (this
+    // node leading); the result comes back through apply().
+    std::function<void(const std::string& topic, std::uint32_t epoch, std::vector<std::string> isr)>
+        set_isr;
+    // Whether this node holds a live lease (Coordinator::member()).
+    std::function<bool()> member;
+  };
+
+  Replicator(Settings settings, Hooks hooks, std::shared_ptr<spdlog::logger> log);
+  ~Replicator() override;
+  Replicator(const Replicator&) = delete;
+  Replicator& operator=(const Replicator&) = delete;
+
+  void start();
+  void stop();
+
+  // The topics this node replicates, each time the coordinator reads the
+  // cluster (topics missing from `roles` are no longer replicated here).
+  void apply(const std::vector<Role>& roles);
+
+  // Replication (core/replication.h).
+  void admit(const std::string& topic, std::function<void(Admission)> done) override;
+  void replicate(const std::string& topic, std::uint32_t epoch,
+                 std::span<const ReplicatedMessage> messages, std::int64_t defer_until_ms,
+                 std::function<void(std::error_code)> done) override;
+
+  // POST /cluster/fetch: `reply(status, body)`, now or when records come.
+  using FetchReply = std::function<void(int status, std::string body)>;
+  void fetch(std::string_view body, FetchReply reply);
+
+  // For /stats: per follower of a topic this node leads, the bytes of log it
+  // has not confirmed yet.
+  std::vector<std::pair<std::string, std::int64_t>> lag(const std::string& topic) const;
+
+  // The follower side, for its Fetcher: the topics led by `leader_id`, as
+  // fetch entries (its epoch, its log's last epoch and end).
+  std::vector<wire::FetchTopic> followed(const std::string& leader_id) const;
+  // Applies one fetch answer to a followed topic's log.
+  void absorb(const std::string& leader_id, const wire::FetchAnswer& answer);
+
+ private:
+  using Clock = std::chrono::steady_clock;
+  using Done = std::function<void(std::error_code)>;
+
+  struct Follower {
+    std::uint64_t acked = 0;        // its log's end, fsynced there
+    Clock::time_point caught_up{};  // the last time it asked from our end
+  };
+  struct Waiter {
+    std::uint64_t end;  // committed once the commit point reaches this
+    Clock::time_point deadline;
+    Done done;
+  };
+  struct Topic {
+    std::shared_ptr<ReplicaLog> log;  // shared with a fetcher writing to it
+    Role role;
+    // Leader side.
+    std::uint32_t led_epoch = 0;  // the epoch this node began leading at
+    std::map<std::string, Follower> followers;
+    std::uint64_t commit = 0;
+    std::vector<Waiter> waiters;  // in end order
+    bool unsynced = false;        // appended since the last fsync
+    bool isr_change_asked = false;
+  };
+  struct HeldFetch {
+    wire::FetchRequest request;
+    FetchReply reply;
+    Clock::time_point deadline;
+  };
+  struct AdmitWaiter {
+    std::string topic;
+    Clock::time_point deadline;
+    std::function<void(Admission)> done;
+  };
+
+  // Callbacks collected under mu_, run after it is released.
+  struct Later {
+    std::vector<std::function<void()>> calls;
+    void run() {
+      for (auto& c : calls) c();
+    }
+  };
+
+  void run();
+  Topic* open_topic_locked(const std::string& name);
+  void lead_locked(Topic& t, Later& later);
+  void lose_leadership_locked(Topic& t, std::error_code why, Later& later);
+  Admission admission_locked(const std::string& name) const;
+  void advance_commit_locked(Topic& t, Later& later);
+  void check_isr_locked(Topic& t, Clock::time_point now);
+  std::vector<wire::FetchAnswer> answer_locked(const wire::FetchRequest& request,
+                                               bool* any_records);
+  void answer_held_locked(bool only_with_records, Clock::time_point now, Later& later);
+  std::size_t insync_needed(const Topic& t) const;
+
+  const Settings settings_;
+  const Hooks hooks_;
+  const std::shared_ptr<spdlog::logger> log_;
+
+  mutable std::mutex mu_;
+  std::condition_variable wake_;
+  bool stopping_ = false;                                     // guarded by mu_
+  std::map<std::string, Topic> topics_;                       // guarded by mu_
+  std::vector<HeldFetch> held_;                               // guarded by mu_
+  std::vector<AdmitWaiter> admitting_;                        // guarded by mu_
+  std::map<std::string, std::unique_ptr<Fetcher>> fetchers_;  // guarded by mu_: by leader id
+  bool work_ = false;  // guarded by mu_: a log to fsync or fetches to answer
+
+  std::thread thread_;
+};
+
+}  // namespace nsq::nsqd::cluster

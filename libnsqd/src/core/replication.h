@@ -1,0 +1,55 @@
+#pragma once
+
+#include <chrono>
+#include <cstdint>
+#include <functional>
+#include <span>
+#include <string>
+#include <string_view>
+#include <system_error>
+
+#include <tl/expected.hpp>
+
+#include "nsq/message.h"
+
+namespace nsq::nsqd {
+
+// What publishing needs from cluster mode (docs/replication.md), so the
+// protocol and HTTP handlers do not depend on src/cluster. The Broker holds
+// one only in cluster mode.
+//
+// Thread safety: every member may be called from any thread; callbacks run
+// on a replication thread.
+// A published message as the topic stored it (Topic::MessageSink).
+struct ReplicatedMessage {
+  MessageHeader header;
+  std::string_view body;
+};
+
+// When a message published now with delay `defer` is due (Unix ms; 0: at once).
+inline std::int64_t defer_until_ms(std::chrono::milliseconds defer) {
+  if (defer.count() <= 0) return 0;
+  const auto now = std::chrono::system_clock::now().time_since_epoch();
+  return std::chrono::duration_cast<std::chrono::milliseconds>(now + defer).count();
+}
+
+class Replication {
+ public:
+  virtual ~Replication() = default;
+
+  // Whether this node may take a publish for `topic` now: the epoch to write
+  // its records with, or the reason it may not (for E_PUB_FAILED / HTTP 503).
+  // Waits (briefly) for a topic just created to be placed.
+  using Admission = tl::expected<std::uint32_t, std::string>;
+  virtual void admit(const std::string& topic, std::function<void(Admission)> done) = 0;
+
+  // Appends `messages` (read only during the call) to the topic's replica
+  // log as records of the admitted `epoch`, each not delivered before
+  // `defer_until_ms` (Unix ms; 0: at once); `done` once they are committed
+  // (fsynced on enough in-sync replicas), or with the reason they are not.
+  virtual void replicate(const std::string& topic, std::uint32_t epoch,
+                         std::span<const ReplicatedMessage> messages, std::int64_t defer_until_ms,
+                         std::function<void(std::error_code)> done) = 0;
+};
+
+}  // namespace nsq::nsqd
