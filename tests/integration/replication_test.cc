@@ -324,7 +324,7 @@ TEST_F(ReplicationTest, PublishIsAcknowledgedOnceInTheInSyncReplicasLogs) {
   EXPECT_EQ(r->isr.size(), 3u);
 }
 
-TEST_F(ReplicationTest, AFollowerRefusesPublishesAndNamesTheLeader) {
+TEST_F(ReplicationTest, AFollowerForwardsPublishesToTheLeader) {
   auto* a = start_node();
   auto* b = start_node();
   ASSERT_TRUE(a && b);
@@ -333,13 +333,25 @@ TEST_F(ReplicationTest, AFollowerRefusesPublishesAndNamesTheLeader) {
   RawClient producer;
   ASSERT_TRUE(producer.connect(b->tcp_port()));
   producer.magic();
-  producer.pub("t", "x");
-  EXPECT_TRUE(
-      got_error(producer, "E_PUB_FAILED PUB failed not the leader of t (" + id(a) + " is)"));
-  auto pub = http(b, "POST", "/pub?topic=t", "y");
+  producer.pub("t", "tcp-pub-from-b");
+  EXPECT_TRUE(got_response(producer, "OK"));
+  producer.mpub("t", {"tcp-mpub-one-from-b", "tcp-mpub-two-from-b"});
+  EXPECT_TRUE(got_response(producer, "OK"));
+  producer.dpub("t", 10, "tcp-dpub-from-b");
+  EXPECT_TRUE(got_response(producer, "OK"));
+  auto pub = http(b, "POST", "/pub?topic=t", "http-pub-from-b");
   ASSERT_TRUE(pub);
-  EXPECT_EQ(pub->status, 503);
-  EXPECT_EQ(pub->body, "{\"message\":\"PUB_FAILED - not the leader of t (" + id(a) + " is)\"}");
+  EXPECT_EQ(pub->status, 200) << pub->describe();
+  for (const char* body : {"tcp-pub-from-b", "tcp-mpub-one-from-b", "tcp-mpub-two-from-b",
+                           "tcp-dpub-from-b", "http-pub-from-b"}) {
+    EXPECT_EQ(count_in_log(dir_.path() / "node0", "t", body), 1) << body;
+  }
+  // A publish that was forwarded already is refused, never forwarded again.
+  HttpClient client(b->http_port());
+  auto again = client.request("POST", "/pub?topic=t", "x", {{"X-NSQ-Forwarded", "1"}});
+  ASSERT_TRUE(again);
+  EXPECT_EQ(again->status, 503);
+  EXPECT_EQ(again->body, "{\"message\":\"PUB_FAILED - not the leader of t (" + id(a) + " is)\"}");
 }
 
 TEST_F(ReplicationTest, TooFewInSyncReplicasFailPublishesUntilOneCatchesUp) {

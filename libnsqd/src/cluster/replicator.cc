@@ -3,6 +3,7 @@
 #include <algorithm>
 
 #include "cluster/fetcher.h"
+#include "cluster/forwarder.h"
 #include "nsq/endian.h"
 #include "nsqd/errc.h"
 
@@ -38,8 +39,7 @@ void Replicator::stop() {
     }
     held_.clear();
     for (auto& a : admitting_) {
-      later.calls.push_back(
-          [done = std::move(a.done)] { done(tl::unexpected(std::string("exiting"))); });
+      later.calls.push_back([done = std::move(a.done)] { done(Admission{0, "exiting", {}}); });
     }
     admitting_.clear();
   }
@@ -167,22 +167,23 @@ void Replicator::apply(const std::vector<Role>& roles) {
 }
 
 Replication::Admission Replicator::admission_locked(const std::string& name) const {
+  auto refuse = [](std::string why, std::string leader_http = {}) {
+    return Admission{0, std::move(why), std::move(leader_http)};
+  };
   const auto it = topics_.find(name);
-  if (it == topics_.end()) return tl::unexpected("topic " + name + " has no leader yet");
+  if (it == topics_.end()) return refuse("topic " + name + " has no leader yet");
   const Topic& t = it->second;
   if (!t.role.leader) {
-    return tl::unexpected(
-        "not the leader of " + name +
-        (t.role.leader_id.empty() ? std::string(" (none yet)") : " (" + t.role.leader_id + " is)"));
+    if (t.role.leader_id.empty()) return refuse("not the leader of " + name + " (none yet)");
+    return refuse("not the leader of " + name + " (" + t.role.leader_id + " is)",
+                  t.role.leader_http);
   }
-  if (t.led_epoch != t.role.epoch) return tl::unexpected(std::string("leadership starting"));
+  if (t.led_epoch != t.role.epoch) return refuse("leadership starting");
   if (t.role.isr.size() < insync_needed(t)) {
-    return tl::unexpected(make_error_code(errc::not_enough_replicas).message());
+    return refuse(make_error_code(errc::not_enough_replicas).message());
   }
-  if (hooks_.member && !hooks_.member()) {
-    return tl::unexpected(std::string("not a cluster member (lease lapsed)"));
-  }
-  return t.role.epoch;
+  if (hooks_.member && !hooks_.member()) return refuse("not a cluster member (lease lapsed)");
+  return Admission{t.role.epoch, {}, {}};
 }
 
 void Replicator::admit(const std::string& topic, std::function<void(Admission)> done) {
@@ -190,7 +191,7 @@ void Replicator::admit(const std::string& topic, std::function<void(Admission)> 
   {
     std::lock_guard lock(mu_);
     if (stopping_) {
-      a = tl::unexpected(std::string("exiting"));
+      a.refusal = "exiting";
     } else if (!topics_.count(topic)) {
       // Just created: the coordinator places it within a poll.
       admitting_.push_back({topic, Clock::now() + settings_.lag_max, std::move(done)});
@@ -452,6 +453,13 @@ void Replicator::absorb(const std::string& leader_id, const wire::FetchAnswer& a
   }
 }
 
+std::string Replicator::forward(const std::string& leader_http, const std::string& topic,
+                                const std::vector<std::string>& bodies,
+                                std::chrono::milliseconds defer) {
+  return forward_publish(leader_http, topic, bodies, defer, settings_.connect_timeout,
+                         2 * settings_.lag_max + std::chrono::seconds(1));
+}
+
 std::vector<std::pair<std::string, std::int64_t>> Replicator::lag(const std::string& topic) const {
   std::vector<std::pair<std::string, std::int64_t>> out;
   std::lock_guard lock(mu_);
@@ -505,7 +513,7 @@ void Replicator::run() {
       std::erase_if(admitting_, [&](AdmitWaiter& a) {
         if (a.deadline > now) return false;
         later.calls.push_back([done = std::move(a.done), topic = a.topic] {
-          done(tl::unexpected("topic " + topic + " has no leader yet"));
+          done(Admission{0, "topic " + topic + " has no leader yet", {}});
         });
         return true;
       });

@@ -71,6 +71,9 @@ class Replicator final : public Replication {
 
   // Replication (core/replication.h).
   void admit(const std::string& topic, std::function<void(Admission)> done) override;
+  std::string forward(const std::string& leader_http, const std::string& topic,
+                      const std::vector<std::string>& bodies,
+                      std::chrono::milliseconds defer) override;
   void replicate(const std::string& topic, std::uint32_t epoch,
                  std::span<const ReplicatedMessage> messages, std::int64_t defer_until_ms,
                  std::function<void(std::error_code)> done) override;

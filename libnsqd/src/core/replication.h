@@ -7,6 +7,7 @@
 #include <string>
 #include <string_view>
 #include <system_error>
+#include <vector>
 
 #include <tl/expected.hpp>
 
@@ -37,11 +38,22 @@ class Replication {
  public:
   virtual ~Replication() = default;
 
-  // Whether this node may take a publish for `topic` now: the epoch to write
-  // its records with, or the reason it may not (for E_PUB_FAILED / HTTP 503).
-  // Waits (briefly) for a topic just created to be placed.
-  using Admission = tl::expected<std::uint32_t, std::string>;
+  // Whether this node may take a publish for `topic` now. Waits (briefly)
+  // for a topic just created to be placed.
+  struct Admission {
+    std::uint32_t epoch = 0;  // accepted: the epoch to write its records with
+    std::string refusal;      // why not (for E_PUB_FAILED / HTTP 503); "" when accepted
+    std::string leader_http;  // refused as not the leader: where the leader is, when known
+    bool accepted() const { return refusal.empty(); }
+  };
   virtual void admit(const std::string& topic, std::function<void(Admission)> done) = 0;
+
+  // Publishes on the topic's leader, for a node that is not it (blocking:
+  // run it on the blocking pool). "" once the leader answered OK, else why
+  // not. A publish that was itself forwarded is never forwarded again.
+  virtual std::string forward(const std::string& leader_http, const std::string& topic,
+                              const std::vector<std::string>& bodies,
+                              std::chrono::milliseconds defer) = 0;
 
   // Appends `messages` (read only during the call) to the topic's replica
   // log as records of the admitted `epoch`, each not delivered before

@@ -83,7 +83,7 @@ class HttpApi {
   void do_channel(const std::string& action, const http::Request& req, const Reply& reply);
   void do_config(const std::string& opt, const http::Request& req, const Reply& reply);
   void publish(const std::string& topic, std::vector<std::string_view> bodies,
-               std::chrono::milliseconds defer, const Reply& reply);
+               std::chrono::milliseconds defer, bool forwarded, const Reply& reply);
 
   Broker& broker_;
   ConnRegistry& conns_;

@@ -7,6 +7,7 @@
 #include <string>
 #include <vector>
 
+#include "cluster/forwarder.h"
 #include "core/broker.h"
 #include "core/replication.h"
 #include "http/replies.h"
@@ -21,8 +22,16 @@ using http::v1_error;
 using http_replies::declared_length_over;
 using http_replies::ok_text;
 
+namespace {
+
+// Whether another node forwarded this publish (cluster mode): it is not
+// forwarded again.
+bool is_forwarded(const Request& req) { return req.header(cluster::kForwardedHeader).has_value(); }
+
+}  // namespace
+
 void HttpApi::publish(const std::string& topic_name, std::vector<std::string_view> bodies,
-                      std::chrono::milliseconds defer, const Reply& reply) {
+                      std::chrono::milliseconds defer, bool forwarded, const Reply& reply) {
   auto topic = broker_.get_or_create_topic(topic_name);
   if (!topic) {
     reply(v1_error(503, "EXITING"));
@@ -36,11 +45,18 @@ void HttpApi::publish(const std::string& topic_name, std::vector<std::string_vie
     std::promise<Replication::Admission> admitted;
     replication->admit(topic_name, [&](Replication::Admission a) { admitted.set_value(a); });
     auto admission = admitted.get_future().get();
-    if (!admission) {
-      reply(v1_error(503, "PUB_FAILED - " + admission.error()));
+    if (!admission.accepted() && !admission.leader_http.empty() && !forwarded) {
+      const std::string error =
+          replication->forward(admission.leader_http, topic_name,
+                               std::vector<std::string>(bodies.begin(), bodies.end()), defer);
+      reply(error.empty() ? ok_text("OK") : v1_error(503, "PUB_FAILED - " + error));
       return;
     }
-    epoch = *admission;
+    if (!admission.accepted()) {
+      reply(v1_error(503, "PUB_FAILED - " + admission.refusal));
+      return;
+    }
+    epoch = admission.epoch;
   }
   DiskWrites spill;
   std::vector<ReplicatedMessage> replicated;
@@ -123,7 +139,7 @@ void HttpApi::do_pub(const Request& req, const Reply& reply) {
     }
     defer = std::chrono::milliseconds(v);
   }
-  publish(*topic, {req.body}, defer, reply);
+  publish(*topic, {req.body}, defer, is_forwarded(req), reply);
 }
 
 void HttpApi::do_mpub(const Request& req, const Reply& reply) {
@@ -169,7 +185,7 @@ void HttpApi::do_mpub(const Request& req, const Reply& reply) {
       return;
     }
   }
-  publish(*topic, std::move(bodies), std::chrono::milliseconds(0), reply);
+  publish(*topic, std::move(bodies), std::chrono::milliseconds(0), is_forwarded(req), reply);
 }
 
 }  // namespace nsq::nsqd

@@ -35,6 +35,27 @@ tl::expected<milliseconds, ProtocolError> dpub_delay(const Options& o, std::stri
   return std::chrono::duration_cast<milliseconds>(timeout);
 }
 
+// Cluster mode on a node that does not lead the topic: the leader takes the
+// publish (through its HTTP API, from the blocking pool) and its answer is
+// this one.
+awaitable<bool> forward(V2Client& client, std::string_view cmd, const std::string& topic_name,
+                        const std::vector<std::string_view>& bodies, milliseconds defer,
+                        const std::string& leader_http) {
+  Completion<std::string> forwarded(client.executor());
+  client.broker().blocking_pool().submit(
+      [replication = client.broker().replication(), leader_http, topic_name,
+       copies = std::vector<std::string>(bodies.begin(), bodies.end()), defer,
+       done = forwarded.callback()] {
+        done(replication ? replication->forward(leader_http, topic_name, copies, defer)
+                         : std::string("exiting"));
+      });
+  const std::string error = co_await forwarded.wait();
+  if (!error.empty()) co_return client.fail(failed(cmd, error));
+  client.state().count_published(topic_name, bodies.size());
+  client.respond("OK");
+  co_return true;
+}
+
 // Publishes bodies that point into the connection's read buffer: it is not
 // touched until this returns, because the read loop waits for it.
 awaitable<bool> publish(V2Client& client, std::string_view cmd, const std::string& topic_name,
@@ -48,8 +69,11 @@ awaitable<bool> publish(V2Client& client, std::string_view cmd, const std::strin
     Completion<Replication::Admission> admitted(client.executor());
     replication->admit(topic_name, admitted.callback());
     auto admission = co_await admitted.wait();
-    if (!admission) co_return client.fail(failed(cmd, admission.error()));
-    epoch = *admission;
+    if (!admission.accepted() && !admission.leader_http.empty()) {
+      co_return co_await forward(client, cmd, topic_name, bodies, defer, admission.leader_http);
+    }
+    if (!admission.accepted()) co_return client.fail(failed(cmd, admission.refusal));
+    epoch = admission.epoch;
   }
   DiskWrites spill;
   std::vector<ReplicatedMessage> replicated;
