@@ -203,6 +203,7 @@ class Server final : public DaemonServer {
         [this] {
           LookupClient::Topology t;
           for (const auto& topic : broker_.topics()) {
+            if (cluster_ && !cluster_->registers(topic->name())) continue;
             std::vector<std::string> names;
             for (const auto& ch : topic->channels()) names.push_back(ch->name());
             t.emplace_back(topic->name(), std::move(names));
@@ -212,6 +213,7 @@ class Server final : public DaemonServer {
         log_);
     broker_.set_lookup_hooks(Broker::LookupHooks{
         [this](bool added, const std::string& topic, const std::string& channel) {
+          if (cluster_ && !cluster_->registers(topic)) return;
           lookup_->registration_changed(added, topic, channel);
         },
         [this](const std::string& topic) { return lookup_->channels_of(topic); },
@@ -273,7 +275,18 @@ class Server final : public DaemonServer {
                                                     : (http_ ? static_cast<int>(http_->port()) : 0);
     cluster_ = std::make_unique<cluster::ClusterNode>(
         std::move(*etcd_client_), o, o.broadcast_address + ":" + std::to_string(tcp_port),
-        o.broadcast_address + ":" + std::to_string(http_port), broker_, log_);
+        o.broadcast_address + ":" + std::to_string(http_port), broker_, log_,
+        [this](const std::string& topic, bool leading) {
+          // Only the leader is found through nsqlookupd (docs/replication.md).
+          auto t = broker_.find_topic(topic);
+          std::vector<std::string> channels;
+          if (t) {
+            for (const auto& ch : t->channels()) channels.push_back(ch->name());
+          }
+          if (leading) lookup_->registration_changed(true, topic, "");
+          for (const auto& ch : channels) lookup_->registration_changed(leading, topic, ch);
+          if (!leading) lookup_->registration_changed(false, topic, "");
+        });
     api_.set_cluster(cluster_->http_hooks());
     cluster_->start();
   }

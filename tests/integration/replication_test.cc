@@ -455,6 +455,49 @@ TEST_F(ReplicationTest, NoAcknowledgedMessageIsLostWhenTheLeaderIsKilled) {
   EXPECT_TRUE(got_response(producer, "OK")) << leader->log();
 }
 
+// The TCP ports of the producers nsqlookupd lists for `topic`, sorted.
+std::vector<int> lookup_ports(int lookupd_http_port, const std::string& topic) {
+  HttpClient client(lookupd_http_port);
+  auto reply = client.request("GET", "/lookup?topic=" + topic);
+  std::vector<int> ports;
+  if (!reply || reply->status != 200) return ports;
+  rapidjson::Document doc;
+  if (doc.Parse(reply->body.c_str()).HasParseError() || !doc.HasMember("producers")) return ports;
+  for (const auto& p : doc["producers"].GetArray()) ports.push_back(p["tcp_port"].GetInt());
+  std::sort(ports.begin(), ports.end());
+  return ports;
+}
+
+TEST_F(ReplicationTest, OnlyTheLeaderIsFoundThroughNsqlookupd) {
+  lease_ttl_s_ = 2;
+  testutil::NsqlookupdProcess lookupd;
+  ASSERT_EQ(lookupd.start({}), "");
+  const std::string flag = "--lookupd-tcp-address=127.0.0.1:" + std::to_string(lookupd.tcp_port());
+  auto* a = start_node({flag});
+  auto* b = start_node({flag});
+  auto* c = start_node({flag});
+  ASSERT_TRUE(a && b && c);
+  ASSERT_TRUE(http(a, "POST", "/topic/create?topic=t"));
+  ASSERT_TRUE(http(a, "POST", "/channel/create?topic=t&channel=ch"));
+  ASSERT_TRUE(await_epoch(b, "t", 1, kReply));
+  ASSERT_TRUE(await_epoch(c, "t", 1, kReply));
+  ASSERT_TRUE(
+      eventually([&] { return lookup_ports(lookupd.http_port(), "t").size() == 1; }, kReply));
+  EXPECT_EQ(lookup_ports(lookupd.http_port(), "t"), std::vector<int>{a->tcp_port()});
+
+  ASSERT_TRUE(a->kill_now());
+  auto r = await_epoch(b, "t", 2, ms(10000));
+  ASSERT_TRUE(r && r->epoch == 2);
+  NsqdProcess* leader = r->leader == id(b) ? b : c;
+  // The new leader registers; the dead one's registration ends with its connection.
+  EXPECT_TRUE(eventually(
+      [&] {
+        return lookup_ports(lookupd.http_port(), "t") == std::vector<int>{leader->tcp_port()};
+      },
+      ms(10000)))
+      << "lookupd lists " << lookup_ports(lookupd.http_port(), "t").size() << " producers";
+}
+
 TEST_F(ReplicationTest, NsqdServesWhileEtcdIsUnreachable) {
   etcd_.kill_now();
   NsqdProcess node;

@@ -8,8 +8,8 @@ namespace nsq::nsqd::cluster {
 
 ClusterNode::ClusterNode(etcd::Client etcd, const Options& o, std::string node_id,
                          std::string http_address, Broker& broker,
-                         std::shared_ptr<spdlog::logger> log)
-    : broker_(broker), node_id_(std::move(node_id)) {
+                         std::shared_ptr<spdlog::logger> log, LeadershipHook on_leadership)
+    : broker_(broker), node_id_(std::move(node_id)), on_leadership_(std::move(on_leadership)) {
   const auto lease_ttl = std::chrono::duration_cast<std::chrono::seconds>(o.cluster_lease_ttl);
   Replicator::Settings rs;
   rs.data_dir =
@@ -36,12 +36,32 @@ ClusterNode::ClusterNode(etcd::Client etcd, const Options& o, std::string node_i
   cs.lease_ttl = lease_ttl;
   Coordinator::Hooks ch;
   ch.on_replica = [this](const std::string& topic) { broker_.get_or_create_topic(topic); };
-  ch.on_roles = [this](const std::vector<Role>& roles) { replicator_->apply(roles); };
+  ch.on_roles = [this](const std::vector<Role>& roles) {
+    replicator_->apply(roles);
+    std::set<std::string> led;
+    for (const auto& r : roles) {
+      if (r.leader) led.insert(r.topic);
+    }
+    if (on_leadership_) {
+      for (const auto& t : led) {
+        if (!led_.count(t)) on_leadership_(t, true);
+      }
+      for (const auto& t : led_) {
+        if (!led.count(t)) on_leadership_(t, false);
+      }
+    }
+    led_ = std::move(led);
+  };
   coordinator_ =
       std::make_unique<Coordinator>(std::move(etcd), std::move(cs), std::move(log), std::move(ch));
 }
 
 ClusterNode::~ClusterNode() { stop(); }
+
+bool ClusterNode::registers(const std::string& topic) const {
+  auto r = coordinator_->replication(topic);
+  return !r || r->leader;
+}
 
 HttpApi::Cluster ClusterNode::http_hooks() {
   HttpApi::Cluster hooks;

@@ -1,6 +1,8 @@
 #pragma once
 
+#include <functional>
 #include <memory>
+#include <set>
 #include <string>
 
 #include <spdlog/logger.h>
@@ -22,13 +24,22 @@ namespace nsq::nsqd::cluster {
 // server builds one when --etcd-endpoints is set.
 class ClusterNode {
  public:
+  // Called (on the coordinator's thread) when this node starts or stops
+  // leading a topic: only the leader registers it with nsqlookupd.
+  using LeadershipHook = std::function<void(const std::string& topic, bool leading)>;
+
   // `node_id` is broadcast_address:tcp_port, `http_address` what followers
   // fetch from (broadcast_address:http_port).
   ClusterNode(etcd::Client etcd, const Options& options, std::string node_id,
-              std::string http_address, Broker& broker, std::shared_ptr<spdlog::logger> log);
+              std::string http_address, Broker& broker, std::shared_ptr<spdlog::logger> log,
+              LeadershipHook on_leadership);
   ~ClusterNode();
   ClusterNode(const ClusterNode&) = delete;
   ClusterNode& operator=(const ClusterNode&) = delete;
+
+  // Whether this node registers `topic` with nsqlookupd: it leads it, or the
+  // topic is not (yet) placed in the cluster.
+  bool registers(const std::string& topic) const;
 
   // What the HTTP API shows and serves in cluster mode.
   HttpApi::Cluster http_hooks();
@@ -44,6 +55,8 @@ class ClusterNode {
   const std::string node_id_;
   std::unique_ptr<Replicator> replicator_;  // before coordinator_: its hooks call in
   std::unique_ptr<Coordinator> coordinator_;
+  const LeadershipHook on_leadership_;
+  std::set<std::string> led_;  // the coordinator thread's: topics led at the last read
 };
 
 }  // namespace nsq::nsqd::cluster
