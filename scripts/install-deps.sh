@@ -11,7 +11,7 @@ packages=(
   libsnappy-dev zlib1g-dev libssl-dev
   libgtest-dev libgmock-dev libbenchmark-dev
   chromium chromium-driver
-  etcd-server
+  etcd-server curl
 )
 # Node.js may come from another source than Debian (its npm then conflicts with
 # Debian's npm package): only ask apt for it when the commands are missing.
