@@ -143,6 +143,15 @@ std::string render_prometheus(const stats::Snapshot& s) {
   Family t_e2e_n("nsq_topic_e2e_processing_latency_window_samples", "gauge",
                  "FINs in the topic's current e2e latency window.");
 
+  // Cluster mode only (docs/replication.md): absent otherwise.
+  Family r_leader("nsq_topic_replication_leader", "gauge", "1 when this nsqd leads the topic.");
+  Family r_epoch("nsq_topic_replication_epoch", "gauge", "The topic's leader epoch.");
+  Family r_replicas("nsq_topic_replication_replicas", "gauge", "Replicas of the topic.");
+  Family r_isr("nsq_topic_replication_in_sync_replicas", "gauge",
+               "Replicas of the topic in sync (the leader included).");
+  Family r_lag("nsq_topic_replication_lag_bytes", "gauge",
+               "Bytes of the leader's replica log a follower has not confirmed (on the leader).");
+
   Family c_msgs("nsq_channel_messages_total", "counter",
                 "Messages the channel received from its topic.");
   Family c_req("nsq_channel_requeues_total", "counter", "Messages requeued (REQ) on the channel.");
@@ -184,6 +193,15 @@ std::string render_prometheus(const stats::Snapshot& s) {
     t_paused.add(tl, std::int64_t{t.paused ? 1 : 0});
     t_channels.add(tl, static_cast<std::int64_t>(t.channels.size()));
     add_latency(t_e2e, t_e2e_n, tl, t.e2e);
+    if (const auto& r = t.replication) {
+      r_leader.add(tl, std::int64_t{r->role == "leader" ? 1 : 0});
+      r_epoch.add(tl, r->epoch);
+      r_replicas.add(tl, static_cast<std::int64_t>(r->replicas.size()));
+      r_isr.add(tl, static_cast<std::int64_t>(r->isr.size()));
+      for (const auto& [replica, bytes] : r->lag) {
+        r_lag.add({{"topic", t.name}, {"replica", replica}}, bytes);
+      }
+    }
     for (const auto& c : t.channels) {
       const Labels cl{{"topic", t.name}, {"channel", c.name}};
       c_msgs.add(cl, c.message_count);
@@ -218,11 +236,12 @@ std::string render_prometheus(const stats::Snapshot& s) {
   std::string out;
   out.reserve(4096);
   for (const Family* f :
-       {&up,         &health,   &info,      &start,    &clients,    &producers, &t_msgs,
-        &t_bytes,    &t_depth,  &t_bdepth,  &t_paused, &t_channels, &t_e2e,     &t_e2e_n,
-        &c_msgs,     &c_req,    &c_tmo,     &c_depth,  &c_bdepth,   &c_infl,    &c_def,
-        &c_clients,  &c_paused, &c_e2e,     &c_e2e_n,  &m_objects,  &m_idle,    &m_inuse,
-        &m_released, &m_nextgc, &m_gcpause, &m_gcruns}) {
+       {&up,        &health,  &info,       &start,    &clients,    &producers,  &t_msgs,
+        &t_bytes,   &t_depth, &t_bdepth,   &t_paused, &t_channels, &t_e2e,      &t_e2e_n,
+        &r_leader,  &r_epoch, &r_replicas, &r_isr,    &r_lag,      &c_msgs,     &c_req,
+        &c_tmo,     &c_depth, &c_bdepth,   &c_infl,   &c_def,      &c_clients,  &c_paused,
+        &c_e2e,     &c_e2e_n, &m_objects,  &m_idle,   &m_inuse,    &m_released, &m_nextgc,
+        &m_gcpause, &m_gcruns}) {
     f->write(out);
   }
   return out;

@@ -335,6 +335,28 @@ TEST(Prometheus, FullSnapshotSamples) {
   EXPECT_EQ(types, 1);
 }
 
+TEST(Prometheus, ReplicationOnlyInClusterMode) {
+  auto s = full_snapshot();
+  EXPECT_EQ(render_prometheus(s).find("replication"), std::string::npos);
+  s.topics[0].replication = stats::Replication{"leader",
+                                               4,
+                                               "a:4150",
+                                               {"a:4150", "b:4150", "c:4150"},
+                                               {"a:4150", "b:4150"},
+                                               {{"b:4150", 0}, {"c:4150", 1234}}};
+  const auto out = render_prometheus(s);
+  ExpositionChecker checker;
+  EXPECT_EQ(checker.check(out), "") << out;
+  const std::string t = "{topic=\"" + s.topics[0].name + "\"}";
+  auto has = [&out](const std::string& line) { return out.find(line + "\n") != std::string::npos; };
+  EXPECT_TRUE(has("nsq_topic_replication_leader" + t + " 1")) << out;
+  EXPECT_TRUE(has("nsq_topic_replication_epoch" + t + " 4"));
+  EXPECT_TRUE(has("nsq_topic_replication_replicas" + t + " 3"));
+  EXPECT_TRUE(has("nsq_topic_replication_in_sync_replicas" + t + " 2"));
+  EXPECT_TRUE(has("nsq_topic_replication_lag_bytes{topic=\"" + s.topics[0].name +
+                  "\",replica=\"c:4150\"} 1234"));
+}
+
 TEST(Prometheus, NoClientsOmitsProducerCount) {
   auto s = full_snapshot();
   s.include_clients = false;
