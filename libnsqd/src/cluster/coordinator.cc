@@ -217,13 +217,8 @@ void Coordinator::refresh() {
   publish(std::move(*view));
 }
 
-void Coordinator::create(const View& view, const std::string& topic, int replicas) {
-  Placement p;
-  p.replicas = choose_replicas(view, settings_.node_id,
-                               replicas > 0 ? replicas : settings_.replication_factor);
-  p.epoch = 1;
-  p.leader = settings_.node_id;
-  p.isr = p.replicas;  // all empty: all in sync
+tl::expected<bool, std::string> Coordinator::claim(const std::string& topic, const Placement& p,
+                                                   const etcd::Compare& guard) {
   etcd::LeaseId lease;
   {
     std::lock_guard lock(mu_);
@@ -231,18 +226,30 @@ void Coordinator::create(const View& view, const std::string& topic, int replica
   }
   using Compare = etcd::Compare;
   using Op = etcd::Op;
-  auto txn = etcd_.txn({Compare{keys_.topic(topic), Compare::Target::create_revision, 0},
-                        Compare{keys_.leader(topic), Compare::Target::create_revision, 0}},
+  auto txn = etcd_.txn({Compare{keys_.leader(topic), Compare::Target::create_revision, 0}, guard},
                        {Op{Op::Kind::put, keys_.topic(topic), encode(p), 0, false},
                         Op{Op::Kind::put, keys_.leader(topic), settings_.node_id, lease, false}},
                        {});
-  if (!txn) {
-    warn("could not create topic " + topic + " - " + txn.error());
+  if (!txn) return tl::unexpected(txn.error());
+  return txn->succeeded;
+}
+
+void Coordinator::create(const View& view, const std::string& topic, int replicas) {
+  Placement p;
+  p.replicas = choose_replicas(view, settings_.node_id,
+                               replicas > 0 ? replicas : settings_.replication_factor);
+  p.epoch = 1;
+  p.leader = settings_.node_id;
+  p.isr = p.replicas;  // all empty: all in sync
+  auto claimed =
+      claim(topic, p, etcd::Compare{keys_.topic(topic), etcd::Compare::Target::create_revision, 0});
+  if (!claimed) {
+    warn("could not create topic " + topic + " - " + claimed.error());
     std::lock_guard lock(mu_);
     to_create_.emplace(topic, replicas);
     return;
   }
-  if (txn->succeeded) {
+  if (*claimed) {
     log_->info("TOPIC({}): placed on {} (leader {}, epoch 1)", topic, joined(p.replicas),
                settings_.node_id);
   }
@@ -253,23 +260,14 @@ void Coordinator::elect(const View& view, const std::string& topic) {
   Placement p = t.placement;
   p.epoch += 1;
   p.leader = settings_.node_id;
-  etcd::LeaseId lease;
-  {
-    std::lock_guard lock(mu_);
-    lease = lease_;
-  }
-  using Compare = etcd::Compare;
-  using Op = etcd::Op;
-  auto txn = etcd_.txn({Compare{keys_.leader(topic), Compare::Target::create_revision, 0},
-                        Compare{keys_.topic(topic), Compare::Target::mod_revision, t.mod_revision}},
-                       {Op{Op::Kind::put, keys_.topic(topic), encode(p), 0, false},
-                        Op{Op::Kind::put, keys_.leader(topic), settings_.node_id, lease, false}},
-                       {});
-  if (!txn) {
-    warn("could not run for leader of " + topic + " - " + txn.error());
+  auto claimed =
+      claim(topic, p,
+            etcd::Compare{keys_.topic(topic), etcd::Compare::Target::mod_revision, t.mod_revision});
+  if (!claimed) {
+    warn("could not run for leader of " + topic + " - " + claimed.error());
     return;
   }
-  if (txn->succeeded) {
+  if (*claimed) {
     log_->info("TOPIC({}): leader at epoch {} (was {})", topic, p.epoch, t.placement.leader);
   }
 }

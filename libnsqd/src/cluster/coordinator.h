@@ -90,6 +90,11 @@ class Coordinator {
   bool ensure_lease(Clock::time_point now);
   void keep_alive(Clock::time_point now);
   void refresh();
+  // Puts `p` as the topic's placement with this node leading it (under its
+  // lease), if nobody leads it and `guard` (the topic as read) still holds:
+  // whether it did.
+  tl::expected<bool, std::string> claim(const std::string& topic, const Placement& p,
+                                        const etcd::Compare& guard);
   void create(const View& view, const std::string& topic, int replicas);
   void elect(const View& view, const std::string& topic);
   bool change_isr(const View& view, const std::string& topic, std::uint32_t epoch,

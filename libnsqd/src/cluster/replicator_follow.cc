@@ -1,0 +1,77 @@
+// The follower side of the Replicator: what a Fetcher asks for, and what
+// it brings back written into the topic's log.
+#include "cluster/replicator.h"
+
+#include "nsq/endian.h"
+
+namespace nsq::nsqd::cluster {
+namespace {
+
+// The epoch of the record at the start of `records` (log_record.h).
+std::uint32_t record_epoch(std::string_view records) { return get_u32be(records.data() + 8); }
+
+}  // namespace
+
+std::vector<wire::FetchTopic> Replicator::followed(const std::string& leader_id) const {
+  std::vector<wire::FetchTopic> out;
+  std::lock_guard lock(mu_);
+  for (const auto& [name, t] : topics_) {
+    if (t.role.leader || t.role.leader_id != leader_id) continue;
+    out.push_back({name, t.role.epoch, t.log->last_epoch(), t.log->end()});
+  }
+  return out;
+}
+
+void Replicator::absorb(const std::string& leader_id, const wire::FetchAnswer& answer) {
+  std::shared_ptr<ReplicaLog> log;
+  {
+    std::lock_guard lock(mu_);
+    auto it = topics_.find(answer.topic);
+    if (it == topics_.end() || it->second.role.leader || it->second.role.leader_id != leader_id) {
+      return;
+    }
+    log = it->second.log;
+  }
+  // Only this fetcher writes a followed topic's log: no lock held while
+  // it writes and fsyncs.
+  if (answer.status == wire::FetchStatus::truncate) {
+    log_->warn("TOPIC({}): truncating the replica log from {} to {} (leader {})", answer.topic,
+               log->end(), answer.value, leader_id);
+    if (auto ec = log->truncate(std::min(answer.value, log->end()))) {
+      log_->error("TOPIC({}): truncate failed - {}", answer.topic, ec.message());
+    }
+    return;
+  }
+  if (answer.status != wire::FetchStatus::ok || answer.records.empty()) return;
+  // Whole records in epoch order: each new epoch is recorded where it begins.
+  const ScannedRecords scanned = scan_records(answer.records, settings_.max_record);
+  if (scanned.corrupt || scanned.consumed != answer.records.size()) {
+    log_->error("TOPIC({}): leader {} sent records that do not check", answer.topic, leader_id);
+    return;
+  }
+  std::string_view rest = answer.records;
+  while (!rest.empty()) {
+    const std::uint32_t epoch = record_epoch(rest);
+    std::size_t run = 0;
+    while (run < rest.size() && record_epoch(rest.substr(run)) == epoch) {
+      run += get_u32be(rest.data() + run) + 8;
+    }
+    if (epoch > log->last_epoch()) {
+      if (auto ec = log->begin_epoch(epoch)) {
+        log_->error("TOPIC({}): cannot record epoch {} - {}", answer.topic, epoch, ec.message());
+        return;
+      }
+    }
+    if (auto end = log->append(rest.substr(0, run)); !end) {
+      log_->error("TOPIC({}): cannot append to the replica log - {}", answer.topic,
+                  end.error().message());
+      return;
+    }
+    rest.remove_prefix(run);
+  }
+  if (auto ec = log->sync()) {
+    log_->error("TOPIC({}): cannot fsync the replica log - {}", answer.topic, ec.message());
+  }
+}
+
+}  // namespace nsq::nsqd::cluster
