@@ -66,7 +66,8 @@ void append_ops(std::string& out, std::string_view key, const std::vector<Op>& o
 }
 
 tl::expected<Value*, std::string> parse_object(rapidjson::Document& doc, std::string_view json) {
-  doc.Parse<rapidjson::kParseIterativeFlag>(json.data(), json.size());
+  doc.Parse<rapidjson::kParseIterativeFlag | rapidjson::kParseValidateEncodingFlag>(json.data(),
+                                                                                    json.size());
   if (doc.HasParseError()) return tl::unexpected(std::string("etcd answered no JSON"));
   if (!doc.IsObject()) return tl::unexpected(std::string("etcd answered no JSON object"));
   return &doc;

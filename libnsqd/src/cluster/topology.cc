@@ -26,7 +26,8 @@ void append_string_field(std::string& out, std::string_view key, std::string_vie
 
 tl::expected<rapidjson::Document, std::string> parse(std::string_view json, const char* what) {
   rapidjson::Document doc;
-  doc.Parse<rapidjson::kParseIterativeFlag>(json.data(), json.size());
+  doc.Parse<rapidjson::kParseIterativeFlag | rapidjson::kParseValidateEncodingFlag>(json.data(),
+                                                                                    json.size());
   if (doc.HasParseError() || !doc.IsObject()) {
     return tl::unexpected(std::string(what) + " is no JSON object");
   }

@@ -40,6 +40,8 @@ inline bool contains(const std::vector<std::string>& ids, const std::string& id)
 
 std::string encode(const NodeInfo& node);
 std::string encode(const Placement& placement);
+// Refused: anything but an object, fields of the wrong type, invalid UTF-8
+// (encode() never writes it), a placement without an epoch or a replica.
 tl::expected<NodeInfo, std::string> decode_node(std::string_view json);
 tl::expected<Placement, std::string> decode_placement(std::string_view json);
 
