@@ -398,6 +398,38 @@ TEST_F(ReplicationTest, TooFewInSyncReplicasFailPublishesUntilOneCatchesUp) {
   EXPECT_EQ(count_in_log(o.data_path, "t", "before"), 1);
 }
 
+TEST_F(ReplicationTest, ConsumersGetOnlyCommittedMessages) {
+  lease_ttl_s_ = 2;
+  auto* a = start_node();  // --min-insync-replicas=2
+  auto* b = start_node();
+  ASSERT_TRUE(a && b);
+  ASSERT_TRUE(http(a, "POST", "/topic/create?topic=t"));
+  ASSERT_TRUE(await_epoch(b, "t", 1, kReply));
+  RawClient consumer;
+  ASSERT_TRUE(consumer.connect(a->tcp_port()));
+  consumer.magic();
+  consumer.sub("t", "c");
+  ASSERT_TRUE(got_response(consumer, "OK"));
+  consumer.rdy(10);
+  RawClient producer;
+  ASSERT_TRUE(producer.connect(a->tcp_port()));
+  producer.magic();
+  producer.pub("t", "committed");
+  ASSERT_TRUE(got_response(producer, "OK"));
+  auto first = consumer.read_skip_heartbeats(kReply);
+  auto m = testutil::to_test_message(first.frame);
+  ASSERT_TRUE(m) << first.describe();
+  EXPECT_EQ(m->body, "committed");
+
+  // Without its follower the leader cannot commit: the publish waits, then
+  // fails when the follower leaves the in-sync set, and nobody sees it.
+  ASSERT_TRUE(b->kill_now());
+  producer.pub("t", "never-committed");
+  EXPECT_TRUE(
+      got_error(producer, "E_PUB_FAILED PUB failed not enough in-sync replicas", ms(15000)));
+  EXPECT_TRUE(got_nothing(consumer, ms(1000)));
+}
+
 TEST_F(ReplicationTest, NoAcknowledgedMessageIsLostWhenTheLeaderIsKilled) {
   lease_ttl_s_ = 2;
   auto* a = start_node();

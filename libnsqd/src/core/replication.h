@@ -11,6 +11,7 @@
 
 #include <tl/expected.hpp>
 
+#include "core/message.h"
 #include "nsq/message.h"
 
 namespace nsq::nsqd {
@@ -21,11 +22,21 @@ namespace nsq::nsqd {
 //
 // Thread safety: every member may be called from any thread; callbacks run
 // on a replication thread.
-// A published message as the topic stored it (Topic::MessageSink).
+// A published message as it goes to the replica log.
 struct ReplicatedMessage {
   MessageHeader header;
   std::string_view body;
 };
+
+// Views of `messages` (which must outlive them) for Replication::replicate.
+inline std::vector<ReplicatedMessage> replicated_messages(std::span<const MessageRef> messages) {
+  std::vector<ReplicatedMessage> out;
+  out.reserve(messages.size());
+  for (const MessageRef& m : messages) {
+    out.push_back({MessageHeader{m->timestamp(), 0, m->id()}, m->body()});
+  }
+  return out;
+}
 
 // When a message published now with delay `defer` is due (Unix ms; 0: at once).
 inline std::int64_t defer_until_ms(std::chrono::milliseconds defer) {

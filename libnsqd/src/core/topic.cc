@@ -30,55 +30,91 @@ Topic::Topic(std::string name, std::int64_t node_id, QueueContext& ctx,
   }
 }
 
+MessageHeader Topic::next_header_locked(std::int64_t& now) {
+  auto id = ids_.next(now);
+  // Too many ids in one ~1 ms tick, or the clock stepped back: wait for the
+  // next tick (NSQ sleeps and retries the same way).
+  while (!id) id = ids_.next(now = unix_nanos());
+  return MessageHeader{now, 0, *id};
+}
+
 std::error_code Topic::publish(std::span<const std::string_view> bodies,
-                               std::chrono::milliseconds defer, DiskWrites& spill,
-                               const MessageSink& sink) {
+                               std::chrono::milliseconds defer, DiskWrites& spill) {
+  std::int64_t now = 0;  // read under mu_, at the first message
+  return publish_each(
+      bodies.size(), defer, spill,
+      [&](std::size_t i) {
+        if (now == 0) now = unix_nanos();
+        return std::pair(next_header_locked(now), bodies[i]);
+      },
+      [](std::size_t, const MessageHeader& h, std::string_view body) {
+        return MessageRef::create(h.id, h.timestamp_ns, body);
+      });
+}
+
+std::vector<MessageRef> Topic::prepare(std::span<const std::string_view> bodies) {
+  std::vector<MessageRef> messages;
+  messages.reserve(bodies.size());
+  std::lock_guard lock(mu_);
+  std::int64_t now = unix_nanos();
+  for (std::string_view body : bodies) {
+    const MessageHeader h = next_header_locked(now);
+    messages.push_back(MessageRef::create(h.id, h.timestamp_ns, body));
+  }
+  return messages;
+}
+
+std::error_code Topic::publish_prepared(std::span<const MessageRef> messages,
+                                        std::chrono::milliseconds defer, DiskWrites& spill) {
+  return publish_each(
+      messages.size(), defer, spill,
+      [&](std::size_t i) {
+        const MessageRef& m = messages[i];
+        return std::pair(MessageHeader{m->timestamp(), 0, m->id()}, m->body());
+      },
+      [&](std::size_t i, const MessageHeader&, std::string_view) { return messages[i]; });
+}
+
+// `describe(i)`: the i-th message's header and body, under mu_; `keep(i,
+// header, body)`: the shared message to hold it, built only for messages
+// kept in memory (a spilled one is encoded straight from its body).
+template <class Describe, class Keep>
+std::error_code Topic::publish_each(std::size_t n, std::chrono::milliseconds defer,
+                                    DiskWrites& spill, Describe describe, Keep keep) {
   std::vector<MessageRef> messages;
   std::vector<std::shared_ptr<Channel>> targets;
   {
     std::lock_guard lock(mu_);
     if (exiting_) return make_error_code(errc::exiting);
-    message_count_ += bodies.size();
-    std::int64_t now = unix_nanos();
-    auto next_id = [&] {
-      auto id = ids_.next(now);
-      // Too many ids in one ~1 ms tick, or the clock stepped back: wait for
-      // the next tick (NSQ sleeps and retries the same way).
-      while (!id) id = ids_.next(now = unix_nanos());
-      return *id;
-    };
-
+    message_count_ += n;
     bool direct = can_fan_out_locked() && !draining_ && backlog_.empty() && !backend_has_data_ &&
                   backend_writes_ == 0;
     if (direct) {
-      messages.reserve(bodies.size());
-      for (std::string_view body : bodies) {
-        MessageId id = next_id();
-        if (sink) sink(MessageHeader{now, 0, id}, body);
-        messages.push_back(MessageRef::create(id, now, body));
+      messages.reserve(n);
+      for (std::size_t i = 0; i < n; ++i) {
+        auto [header, body] = describe(i);
+        messages.push_back(keep(i, header, body));
         message_bytes_ += body.size();
       }
       targets.reserve(channels_.size());
-      for (auto& [n, ch] : channels_) targets.push_back(ch);
+      for (auto& [name, ch] : channels_) targets.push_back(ch);
     } else {
       std::size_t first_spill = spill.size();
       // --sync-publish: the backlog is the disk queue, fsynced before the OK.
       const bool durable = ctx_.options.sync_publish && backend_;
-      for (std::string_view body : bodies) {
-        MessageId id = next_id();
-        if (sink) sink(MessageHeader{now, 0, id}, body);
+      for (std::size_t i = 0; i < n; ++i) {
+        auto [header, body] = describe(i);
         message_bytes_ += body.size();
         if (!durable && static_cast<std::int64_t>(backlog_.size()) < ctx_.options.mem_queue_size) {
-          backlog_.push_back(Pending{MessageRef::create(id, now, body), defer});
+          backlog_.push_back(Pending{keep(i, header, body), defer});
         } else if (backend_) {
-          // On disk a message loses its delay, as in NSQ. Encoded straight
-          // from the request: no shared message is built only to be dropped.
+          // On disk a message loses its delay, as in NSQ.
           if (spill.empty() || spill.back().queue != backend_ || spill.back().done) {
             spill.push_back(DiskWrite{backend_, {}, nullptr});
             if (durable) spill.back().durability = diskqueue::Durability::fsync;
-            spill.back().records.reserve(bodies.size());
+            spill.back().records.reserve(n);
           }
-          spill.back().records.push_back(encode_record(MessageHeader{now, 0, id}, body));
+          spill.back().records.push_back(encode_record(header, body));
         }
         // Ephemeral and full: dropped, as in NSQ.
       }

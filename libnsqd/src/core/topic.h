@@ -3,7 +3,6 @@
 #include <chrono>
 #include <condition_variable>
 #include <deque>
-#include <functional>
 #include <map>
 #include <memory>
 #include <mutex>
@@ -44,13 +43,16 @@ class Topic : public std::enable_shared_from_this<Topic> {
   const std::string& name() const noexcept { return name_; }
   bool ephemeral() const noexcept { return ephemeral_; }
 
-  // Sees each published message as it is stored (cluster mode frames them
-  // for the replica log), under the topic's lock, in id order.
-  using MessageSink = std::function<void(const MessageHeader& header, std::string_view body)>;
-
   // errc::exiting when the topic is being deleted or closed.
   std::error_code publish(std::span<const std::string_view> bodies, std::chrono::milliseconds defer,
-                          DiskWrites& spill, const MessageSink& sink = nullptr);
+                          DiskWrites& spill);
+
+  // Cluster mode: messages get their ids here, go to the replica log, and
+  // reach the channels with publish_prepared() once committed, so a
+  // consumer never sees a message a failover could lose.
+  std::vector<MessageRef> prepare(std::span<const std::string_view> bodies);
+  std::error_code publish_prepared(std::span<const MessageRef> messages,
+                                   std::chrono::milliseconds defer, DiskWrites& spill);
 
   std::shared_ptr<Channel> get_or_create_channel(const std::string& name, bool* created = nullptr);
   std::shared_ptr<Channel> find_channel(const std::string& name) const;
@@ -79,6 +81,10 @@ class Topic : public std::enable_shared_from_this<Topic> {
     std::chrono::milliseconds defer{0};
   };
 
+  MessageHeader next_header_locked(std::int64_t& now);
+  template <class Describe, class Keep>
+  std::error_code publish_each(std::size_t n, std::chrono::milliseconds defer, DiskWrites& spill,
+                               Describe describe, Keep keep);
   bool can_fan_out_locked() const {
     return started_ && !channels_.empty() && !paused_ && !exiting_;
   }

@@ -59,25 +59,23 @@ void HttpApi::publish(const std::string& topic_name, std::vector<std::string_vie
     epoch = admission.epoch;
   }
   DiskWrites spill;
-  std::vector<ReplicatedMessage> replicated;
-  Topic::MessageSink sink;
   if (replication) {
-    sink = [&replicated](const MessageHeader& header, std::string_view body) {
-      replicated.push_back({header, body});
-    };
-  }
-  if (topic->publish(bodies, defer, spill, sink)) {
-    reply(v1_error(503, "EXITING"));
-    return;
-  }
-  if (replication) {
+    // Committed first, then given to the channels.
+    std::vector<MessageRef> messages = topic->prepare(bodies);
     std::promise<std::error_code> committed;
-    replication->replicate(topic_name, epoch, replicated, defer_until_ms(defer),
+    replication->replicate(topic_name, epoch, replicated_messages(messages), defer_until_ms(defer),
                            [&](std::error_code ec) { committed.set_value(ec); });
     if (std::error_code ec = committed.get_future().get()) {
       reply(v1_error(503, "PUB_FAILED - " + ec.message()));
       return;
     }
+    if (topic->publish_prepared(messages, defer, spill)) {
+      reply(v1_error(503, "EXITING"));
+      return;
+    }
+  } else if (topic->publish(bodies, defer, spill)) {
+    reply(v1_error(503, "EXITING"));
+    return;
   }
   // Answered once the disk writes are done, without holding this thread
   // meanwhile (with --sync-publish, concurrent /pub requests share fsyncs).

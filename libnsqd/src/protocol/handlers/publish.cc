@@ -76,15 +76,20 @@ awaitable<bool> publish(V2Client& client, std::string_view cmd, const std::strin
     epoch = admission.epoch;
   }
   DiskWrites spill;
-  std::vector<ReplicatedMessage> replicated;
-  Topic::MessageSink sink;
   if (replication) {
-    replicated.reserve(bodies.size());
-    sink = [&replicated](const MessageHeader& header, std::string_view body) {
-      replicated.push_back({header, body});
-    };
-  }
-  if (std::error_code ec = topic->publish(bodies, defer, spill, sink)) {
+    // Committed first, then given to the channels.
+    std::vector<MessageRef> messages = topic->prepare(bodies);
+    const std::vector<ReplicatedMessage> replicated = replicated_messages(messages);
+    Completion<std::error_code> committed(client.executor());
+    replication->replicate(topic_name, epoch, replicated, defer_until_ms(defer),
+                           committed.callback());
+    if (std::error_code ec = co_await committed.wait()) {
+      co_return client.fail(failed(cmd, ec.message()));
+    }
+    if (std::error_code ec = topic->publish_prepared(messages, defer, spill)) {
+      co_return client.fail(failed(cmd, ec.message()));
+    }
+  } else if (std::error_code ec = topic->publish(bodies, defer, spill)) {
     co_return client.fail(failed(cmd, ec.message()));
   }
   if (!spill.empty()) {
@@ -101,14 +106,6 @@ awaitable<bool> publish(V2Client& client, std::string_view cmd, const std::strin
       client.resumed_from_disk();
     }
     if (ec) co_return client.fail(failed(cmd, ec.message()));
-  }
-  if (replication) {
-    Completion<std::error_code> committed(client.executor());
-    replication->replicate(topic_name, epoch, replicated, defer_until_ms(defer),
-                           committed.callback());
-    if (std::error_code ec = co_await committed.wait()) {
-      co_return client.fail(failed(cmd, ec.message()));
-    }
   }
   client.state().count_published(topic_name, bodies.size());
   client.respond("OK");
