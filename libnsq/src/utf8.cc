@@ -32,6 +32,15 @@ std::size_t sequence_length(std::string_view s, std::size_t i) noexcept {
   return 0;
 }
 
+bool valid(std::string_view s) noexcept {
+  for (std::size_t i = 0; i < s.size();) {
+    const std::size_t n = sequence_length(s, i);
+    if (n == 0) return false;
+    i += n;
+  }
+  return true;
+}
+
 std::string sanitize(std::string_view s) {
   std::string out;
   out.reserve(s.size());

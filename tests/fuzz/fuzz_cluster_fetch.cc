@@ -1,20 +1,47 @@
 // The bodies of POST /cluster/fetch (cluster/replication_wire.h): a
-// follower's request as the leader reads it, and the leader's answer as a
-// follower reads it. The first byte picks which. Invariants: what decodes
-// encodes back to the same bytes, and decodes again to the same value.
+// follower's request as the leader reads it, the leader's answer as a
+// follower reads it, and the delivery progress an answer carries (and a
+// replica saves, cluster/progress.h). The first byte picks which.
+// Invariants: what decodes encodes back to the same bytes, and decodes
+// again to the same value; a decoded offset set holds its ranges' starts
+// and not their ends.
 #include <cstddef>
 #include <cstdint>
 #include <cstdlib>
 #include <string_view>
 
+#include "cluster/progress.h"
 #include "cluster/replication_wire.h"
 
+namespace cluster = nsq::nsqd::cluster;
 namespace wire = nsq::nsqd::cluster::wire;
+
+namespace {
+
+void check_set(const cluster::OffsetSet& set) {
+  if (set.cursor() > 0 && !set.contains(set.cursor() - 1)) std::abort();
+  for (const auto& [begin, end] : set.ranges()) {
+    if (!set.contains(begin) || !set.contains(end - 1) || set.contains(end)) std::abort();
+  }
+}
+
+void fuzz_progress(std::string_view bytes) {
+  auto progress = cluster::decode_progress(bytes);
+  if (!progress) return;
+  if (cluster::encode(*progress) != bytes) std::abort();
+  check_set(progress->handed);
+  for (const auto& [name, c] : progress->channels) check_set(c.finished);
+  if (progress->low_water() > progress->handed.cursor()) std::abort();
+}
+
+}  // namespace
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   if (size == 0) return 0;
   const std::string_view body(reinterpret_cast<const char*>(data) + 1, size - 1);
-  if (data[0] & 1) {
+  if (data[0] & 2) {
+    fuzz_progress(body);
+  } else if (data[0] & 1) {
     auto request = wire::decode_request(body);
     if (!request) return 0;
     const std::string again = wire::encode(*request);
@@ -28,6 +55,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
     if (again != body) std::abort();
     auto back = wire::decode_answers(again);
     if (!back || !(*back == *answers)) std::abort();
+    for (const auto& a : *answers) fuzz_progress(a.progress);
   }
   return 0;
 }

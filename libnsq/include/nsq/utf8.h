@@ -13,6 +13,9 @@ namespace nsq::utf8 {
 // byte there starts none. Requires i < s.size().
 std::size_t sequence_length(std::string_view s, std::size_t i) noexcept;
 
+// Whether every byte of s belongs to a valid sequence.
+bool valid(std::string_view s) noexcept;
+
 // s with each byte that starts no valid sequence replaced by U+FFFD: the
 // string Go's encoding/json stores when it decodes one.
 std::string sanitize(std::string_view s);

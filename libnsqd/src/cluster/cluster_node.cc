@@ -1,6 +1,9 @@
 #include "cluster/cluster_node.h"
 
+#include <algorithm>
+
 #include "cluster/log_record.h"
+#include "cluster/takeover.h"
 #include "core/broker.h"
 #include "nsq/message.h"
 
@@ -9,7 +12,10 @@ namespace nsq::nsqd::cluster {
 ClusterNode::ClusterNode(etcd::Client etcd, const Options& o, std::string node_id,
                          std::string http_address, Broker& broker,
                          std::shared_ptr<spdlog::logger> log, LeadershipHook on_leadership)
-    : broker_(broker), node_id_(std::move(node_id)), on_leadership_(std::move(on_leadership)) {
+    : broker_(broker),
+      node_id_(std::move(node_id)),
+      log_(log),
+      on_leadership_(std::move(on_leadership)) {
   const auto lease_ttl = std::chrono::duration_cast<std::chrono::seconds>(o.cluster_lease_ttl);
   Replicator::Settings rs;
   rs.data_dir =
@@ -19,6 +25,10 @@ ClusterNode::ClusterNode(etcd::Client etcd, const Options& o, std::string node_i
   rs.lag_max = lease_ttl;
   rs.segment_bytes = static_cast<std::uint64_t>(o.max_bytes_per_file);
   rs.max_record = static_cast<std::size_t>(o.max_msg_size) + kMessageHeaderSize + kLogRecordHeader;
+  max_record_ = rs.max_record;
+  rs.progress_interval = std::clamp<std::chrono::milliseconds>(
+      std::chrono::duration_cast<std::chrono::milliseconds>(lease_ttl) / 5,
+      std::chrono::milliseconds(200), std::chrono::milliseconds(1000));
   rs.connect_timeout =
       std::chrono::duration_cast<std::chrono::milliseconds>(o.http_client_connect_timeout);
   Replicator::Hooks rh;
@@ -38,25 +48,39 @@ ClusterNode::ClusterNode(etcd::Client etcd, const Options& o, std::string node_i
   ch.on_replica = [this](const std::string& topic) { broker_.get_or_create_topic(topic); };
   ch.on_roles = [this](const std::vector<Role>& roles) {
     replicator_->apply(roles);
-    std::set<std::string> led;
-    for (const auto& r : roles) {
-      if (r.leader) led.insert(r.topic);
-    }
-    if (on_leadership_) {
-      for (const auto& t : led) {
-        if (!led_.count(t)) on_leadership_(t, true);
-      }
-      for (const auto& t : led_) {
-        if (!led.count(t)) on_leadership_(t, false);
-      }
-    }
-    led_ = std::move(led);
+    leadership_changed(roles);
   };
   coordinator_ =
       std::make_unique<Coordinator>(std::move(etcd), std::move(cs), std::move(log), std::move(ch));
 }
 
 ClusterNode::~ClusterNode() { stop(); }
+
+// On the coordinator's thread, after the replicator knows the roles.
+void ClusterNode::leadership_changed(const std::vector<Role>& roles) {
+  std::map<std::string, std::uint32_t> led;
+  for (const auto& r : roles) {
+    if (r.leader) led.emplace(r.topic, r.epoch);
+  }
+  for (const auto& [topic, epoch] : led) {
+    auto was = led_.find(topic);
+    if (was != led_.end() && was->second == epoch) continue;
+    if (was == led_.end() && on_leadership_) on_leadership_(topic, true);
+    handovers_->submit([this, topic = topic, epoch = epoch] {
+      const auto handover = replicator_->handover(topic);
+      const std::size_t queued = take_over(broker_, topic, handover, max_record_, *log_);
+      log_->info("TOPIC({}): delivering as leader at epoch {} ({} messages queued again)", topic,
+                 epoch, queued);
+      replicator_->delivering(topic, epoch);
+    });
+  }
+  for (const auto& [topic, epoch] : led_) {
+    if (led.count(topic)) continue;
+    if (on_leadership_) on_leadership_(topic, false);
+    handovers_->submit([this, topic = topic] { step_down(broker_, topic); });
+  }
+  led_ = std::move(led);
+}
 
 bool ClusterNode::registers(const std::string& topic) const {
   auto r = coordinator_->replication(topic);
@@ -96,6 +120,7 @@ void ClusterNode::stop() {
   broker_.set_topic_created_hook(nullptr);
   broker_.set_replication(nullptr);
   coordinator_->stop();
+  handovers_.reset();  // runs what is queued, then joins
   replicator_->stop();
 }
 

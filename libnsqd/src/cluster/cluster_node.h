@@ -1,8 +1,9 @@
 #pragma once
 
+#include <cstdint>
 #include <functional>
+#include <map>
 #include <memory>
-#include <set>
 #include <string>
 
 #include <spdlog/logger.h>
@@ -10,6 +11,7 @@
 #include "cluster/coordinator.h"
 #include "cluster/etcd_client.h"
 #include "cluster/replicator.h"
+#include "core/worker_pool.h"
 #include "http/http_api.h"
 #include "nsqd/options.h"
 
@@ -51,12 +53,19 @@ class ClusterNode {
   void stop();
 
  private:
+  void leadership_changed(const std::vector<Role>& roles);
+
   Broker& broker_;
   const std::string node_id_;
+  const std::shared_ptr<spdlog::logger> log_;
+  std::size_t max_record_ = 0;
   std::unique_ptr<Replicator> replicator_;  // before coordinator_: its hooks call in
   std::unique_ptr<Coordinator> coordinator_;
   const LeadershipHook on_leadership_;
-  std::set<std::string> led_;  // the coordinator thread's: topics led at the last read
+  // The coordinator thread's: the topics led at the last read, with their epoch.
+  std::map<std::string, std::uint32_t> led_;
+  // Takeovers and step-downs, one at a time in the order leadership changed.
+  std::unique_ptr<WorkerPool> handovers_ = std::make_unique<WorkerPool>(1);
 };
 
 }  // namespace nsq::nsqd::cluster

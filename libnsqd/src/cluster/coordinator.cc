@@ -1,6 +1,9 @@
 #include "cluster/coordinator.h"
 
 #include <algorithm>
+#include <chrono>
+
+#include "nsq/id_generator.h"
 
 namespace nsq::nsqd::cluster {
 namespace {
@@ -241,6 +244,11 @@ void Coordinator::create(const View& view, const std::string& topic, int replica
   p.epoch = 1;
   p.leader = settings_.node_id;
   p.isr = p.replicas;  // all empty: all in sync
+  // As a Go nsqd id taken now, with node and sequence 0 (nsq/id_generator.h).
+  const auto now_ns = std::chrono::duration_cast<std::chrono::nanoseconds>(
+                          std::chrono::system_clock::now().time_since_epoch())
+                          .count();
+  p.id_base = static_cast<std::uint64_t>((now_ns >> 20) - IdGenerator::kIdEpoch) << 22;
   auto claimed =
       claim(topic, p, etcd::Compare{keys_.topic(topic), etcd::Compare::Target::create_revision, 0});
   if (!claimed) {

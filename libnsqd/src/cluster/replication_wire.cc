@@ -91,6 +91,8 @@ std::string encode(const std::vector<FetchAnswer>& answers) {
     put64(out, a.value);
     put32(out, static_cast<std::uint32_t>(a.records.size()));
     out += a.records;
+    put32(out, static_cast<std::uint32_t>(a.progress.size()));
+    out += a.progress;
   }
   return out;
 }
@@ -128,6 +130,7 @@ tl::expected<std::vector<FetchAnswer>, std::string> decode_answers(std::string_v
     a.epoch = r.u32();
     a.value = r.u64();
     a.records = std::string(r.take(r.u32()));
+    a.progress = std::string(r.take(r.u32()));
   }
   if (!r.ok() || !r.done()) return tl::unexpected(std::string("malformed fetch answer"));
   return answers;

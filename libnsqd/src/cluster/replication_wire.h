@@ -16,6 +16,7 @@
 //           [str topic][u32 epoch][u32 last epoch in the follower's log][u64 offset]
 // Answer:   [u16 n] then n x
 //           [str topic][u8 status][u32 epoch][u64 value][u32 length][records]
+//           [u32 length][delivery progress (progress.h); empty: unchanged]
 namespace nsq::nsqd::cluster::wire {
 
 struct FetchTopic {
@@ -49,6 +50,7 @@ struct FetchAnswer {
   std::uint32_t epoch = 0;  // the leader's epoch for the topic
   std::uint64_t value = 0;
   std::string records;
+  std::string progress;  // encoded TopicProgress, sent when it changed
 
   bool operator==(const FetchAnswer&) const = default;
 };

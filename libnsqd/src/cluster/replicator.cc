@@ -4,6 +4,9 @@
 
 #include "cluster/fetcher.h"
 #include "cluster/forwarder.h"
+#include "cluster/log_record.h"
+#include "core/read_file.h"
+#include "diskqueue/atomic_file.h"
 #include "nsqd/errc.h"
 
 namespace nsq::nsqd::cluster {
@@ -39,6 +42,8 @@ void Replicator::stop() {
   wake_.notify_all();
   if (thread_.joinable()) thread_.join();
   later.run();
+  progress_saved_ = {};
+  save_progress();   // what a restart of this node takes over from
   fetchers.clear();  // joins their threads, which call back into this object
 }
 
@@ -62,6 +67,23 @@ Replicator::Topic* Replicator::open_topic_locked(const std::string& name) {
   }
   Topic& t = topics_[name];
   t.log = std::move(opened->log);
+  // The delivery progress this node last had; without it, a takeover
+  // delivers the whole log again (at least once).
+  TopicProgress progress;
+  const auto state_path = settings_.data_dir / (name + ".replica.state");
+  auto state = read_file_if_exists(state_path);
+  if (!state) {
+    log_->error("TOPIC({}): cannot read {} - {}", name, state_path.string(), state.error());
+  } else if (*state) {
+    auto decoded = decode_progress(**state);
+    if (decoded) {
+      progress = std::move(*decoded);
+    } else {
+      log_->error("TOPIC({}): {} - {}", name, state_path.string(), decoded.error());
+    }
+  }
+  t.ledger = std::make_shared<Ledger>(0, std::move(progress));
+  t.saved_version = t.ledger->version();
   return &t;
 }
 
@@ -84,9 +106,17 @@ void Replicator::lead_locked(Topic& t, Later& later) {
 }
 
 void Replicator::lose_leadership_locked(Topic& t, std::error_code why, Later& later) {
-  for (auto& w : t.waiters) later.calls.push_back([done = std::move(w.done), why] { done(why); });
+  for (auto& w : t.waiters) fail_waiter_locked(t, w, why, later);
   t.waiters.clear();
   t.led_epoch = 0;
+  t.delivering_epoch = 0;
+}
+
+void Replicator::fail_waiter_locked(Topic& t, Waiter& w, std::error_code why, Later& later) {
+  // Its producer hears of the failure and may publish again: no channel here
+  // is to deliver these records.
+  if (t.ledger) t.ledger->skip(w.begin, w.end);
+  later.calls.push_back([done = std::move(w.done), why] { done(Replicated{why, {}}); });
 }
 
 void Replicator::apply(const std::vector<Role>& roles) {
@@ -103,6 +133,7 @@ void Replicator::apply(const std::vector<Role>& roles) {
       if (!t) continue;
       const bool isr_changed = t->role.isr != role.isr;
       t->role = role;
+      t->ledger->set_id_base(role.id_base);
       if (isr_changed) t->isr_change_asked = false;
       if (role.leader && t->led_epoch != role.epoch) lead_locked(*t, later);
       if (!role.leader && t->led_epoch != 0) {
@@ -146,7 +177,8 @@ void Replicator::apply(const std::vector<Role>& roles) {
     }
     // Publishes that waited for a placement.
     for (auto it = admitting_.begin(); it != admitting_.end();) {
-      if (!topics_.count(it->topic)) {
+      auto t = topics_.find(it->topic);
+      if (t == topics_.end() || taking_over(t->second)) {
         ++it;
         continue;
       }
@@ -171,7 +203,9 @@ Replication::Admission Replicator::admission_locked(const std::string& name) con
     return refuse("not the leader of " + name + " (" + t.role.leader_id + " is)",
                   t.role.leader_http);
   }
-  if (t.led_epoch != t.role.epoch) return refuse("leadership starting");
+  if (t.led_epoch != t.role.epoch || t.delivering_epoch != t.role.epoch) {
+    return refuse("leadership starting");
+  }
   if (t.role.isr.size() < insync_needed(t)) {
     return refuse(make_error_code(errc::not_enough_replicas).message());
   }
@@ -185,8 +219,9 @@ void Replicator::admit(const std::string& topic, std::function<void(Admission)> 
     std::lock_guard lock(mu_);
     if (stopping_) {
       a.refusal = "exiting";
-    } else if (!topics_.count(topic)) {
-      // Just created: the coordinator places it within a poll.
+    } else if (auto it = topics_.find(topic); it == topics_.end() || taking_over(it->second)) {
+      // Just created (the coordinator places it within a poll), or its
+      // channels are being filled for this node's new leadership.
       admitting_.push_back({topic, Clock::now() + settings_.lag_max, std::move(done)});
       return;
     } else {
@@ -197,14 +232,11 @@ void Replicator::admit(const std::string& topic, std::function<void(Admission)> 
 }
 
 void Replicator::replicate(const std::string& topic, std::uint32_t epoch,
-                           std::span<const ReplicatedMessage> messages, std::int64_t defer_until_ms,
-                           std::function<void(std::error_code)> done) {
-  std::string framed;
-  for (const auto& m : messages) {
-    LogRecord r{epoch, defer_until_ms, {}};
-    append_message(r.message, m.header, m.body);
-    append_record(framed, r);
-  }
+                           std::span<const std::string_view> bodies, std::int64_t defer_until_ms,
+                           std::function<void(Replicated)> done) {
+  const auto now_ns = std::chrono::duration_cast<std::chrono::nanoseconds>(
+                          std::chrono::system_clock::now().time_since_epoch())
+                          .count();
   Later later;
   {
     std::lock_guard lock(mu_);
@@ -219,18 +251,36 @@ void Replicator::replicate(const std::string& topic, std::uint32_t epoch,
     }
     if (!refused) {
       Topic& t = it->second;
+      // A message's id is its record's offset (docs/replication.md,
+      // "Message ids"), known only here, under the lock that orders appends.
+      const std::uint64_t begin = t.log->end();
+      std::uint64_t offset = begin;
+      std::vector<MessageRef> messages;
+      messages.reserve(bodies.size());
+      std::string framed;
+      for (std::string_view body : bodies) {
+        const MessageHeader header{now_ns, 0, id_at(t.role.id_base, offset)};
+        messages.push_back(MessageRef::create(header.id, header.timestamp_ns, body));
+        LogRecord r{epoch, defer_until_ms, {}};
+        append_message(r.message, header, body);
+        append_record(framed, r);
+        offset = begin + framed.size();
+      }
       auto end = t.log->append(framed);
       if (!end) {
         refused = end.error();
       } else {
-        t.waiters.push_back({*end, Clock::now() + 2 * settings_.lag_max, std::move(done)});
+        t.waiters.push_back({begin, *end, Clock::now() + 2 * settings_.lag_max, std::move(messages),
+                             std::move(done)});
         t.unsynced = true;
         work_ = true;
         // Followers waiting for records get them now, while this node fsyncs.
         answer_held_locked(true, Clock::now(), later);
       }
     }
-    if (refused) later.calls.push_back([done = std::move(done), refused] { done(refused); });
+    if (refused) {
+      later.calls.push_back([done = std::move(done), refused] { done(Replicated{refused, {}}); });
+    }
   }
   wake_.notify_all();
   later.run();
@@ -240,7 +290,7 @@ void Replicator::advance_commit_locked(Topic& t, Later& later) {
   if (!t.role.leader || t.led_epoch != t.role.epoch) return;
   if (t.role.isr.size() < insync_needed(t)) {
     const auto why = make_error_code(errc::not_enough_replicas);
-    for (auto& w : t.waiters) later.calls.push_back([done = std::move(w.done), why] { done(why); });
+    for (auto& w : t.waiters) fail_waiter_locked(t, w, why, later);
     t.waiters.clear();
     return;
   }
@@ -258,7 +308,10 @@ void Replicator::advance_commit_locked(Topic& t, Later& later) {
   std::size_t n = 0;
   while (n < t.waiters.size() && t.waiters[n].end <= commit) ++n;
   for (std::size_t i = 0; i < n; ++i) {
-    later.calls.push_back([done = std::move(t.waiters[i].done)] { done({}); });
+    later.calls.push_back([done = std::move(t.waiters[i].done),
+                           messages = std::move(t.waiters[i].messages)]() mutable {
+      done(Replicated{{}, std::move(messages)});
+    });
   }
   t.waiters.erase(t.waiters.begin(), t.waiters.begin() + static_cast<std::ptrdiff_t>(n));
 }
@@ -341,10 +394,30 @@ void Replicator::answer_held_locked(bool only_with_records, Clock::time_point no
       ++it;
       continue;
     }
+    attach_progress_locked(it->request.node, answers, now);
     later.calls.push_back([reply = std::move(it->reply), body = wire::encode(answers)]() mutable {
       reply(200, std::move(body));
     });
     it = held_.erase(it);
+  }
+}
+
+// The delivery progress goes with an answer about as often as
+// progress_interval, when it changed since the follower last got it.
+void Replicator::attach_progress_locked(const std::string& node,
+                                        std::vector<wire::FetchAnswer>& answers,
+                                        Clock::time_point now) {
+  for (auto& a : answers) {
+    if (a.status != wire::FetchStatus::ok) continue;
+    auto it = topics_.find(a.topic);
+    if (it == topics_.end() || !it->second.role.leader) continue;
+    Topic& t = it->second;
+    Follower& f = t.followers[node];
+    const std::uint64_t version = t.ledger->version() + 1;
+    if (f.progress_sent == version || now - f.progress_at < settings_.progress_interval) continue;
+    a.progress = encode(t.ledger->progress());
+    f.progress_sent = version;
+    f.progress_at = now;
   }
 }
 
@@ -371,6 +444,7 @@ void Replicator::fetch(std::string_view body, FetchReply reply) {
       bool must_answer = any_records || request->wait_ms == 0;
       for (const auto& a : answers) must_answer = must_answer || a.status != wire::FetchStatus::ok;
       if (must_answer) {
+        attach_progress_locked(request->node, answers, Clock::now());
         later.calls.push_back([reply = std::move(reply), body = wire::encode(answers)]() mutable {
           reply(200, std::move(body));
         });
@@ -389,6 +463,66 @@ std::string Replicator::forward(const std::string& leader_http, const std::strin
                                 std::chrono::milliseconds defer) {
   return forward_publish(leader_http, topic, bodies, defer, settings_.connect_timeout,
                          2 * settings_.lag_max + std::chrono::seconds(1));
+}
+
+Replicator::Handover Replicator::handover(const std::string& topic) const {
+  std::lock_guard lock(mu_);
+  auto it = topics_.find(topic);
+  if (it == topics_.end()) return {};
+  const Topic& t = it->second;
+  return Handover{t.log, t.ledger, t.log->end(), t.ledger->progress()};
+}
+
+void Replicator::delivering(const std::string& topic, std::uint32_t epoch) {
+  Later later;
+  {
+    std::lock_guard lock(mu_);
+    auto it = topics_.find(topic);
+    if (it == topics_.end() || it->second.role.epoch != epoch) return;
+    it->second.delivering_epoch = epoch;
+    // Publishes that waited for the takeover.
+    for (auto a = admitting_.begin(); a != admitting_.end();) {
+      if (a->topic != topic) {
+        ++a;
+        continue;
+      }
+      later.calls.push_back(
+          [done = std::move(a->done), adm = admission_locked(topic)] { done(adm); });
+      a = admitting_.erase(a);
+    }
+  }
+  later.run();
+}
+
+// Each replica keeps the last delivery progress it had in
+// <topic>.replica.state, at most every progress_interval.
+void Replicator::save_progress() {
+  const auto now = Clock::now();
+  if (now - progress_saved_ < settings_.progress_interval) return;
+  progress_saved_ = now;
+  struct Dirty {
+    std::string topic;
+    std::uint64_t version;
+    std::string bytes;
+  };
+  std::vector<Dirty> dirty;
+  {
+    std::lock_guard lock(mu_);
+    for (const auto& [name, t] : topics_) {
+      const std::uint64_t version = t.ledger->version();
+      if (version != t.saved_version)
+        dirty.push_back({name, version, encode(t.ledger->progress())});
+    }
+  }
+  for (auto& d : dirty) {
+    const auto path = settings_.data_dir / (d.topic + ".replica.state");
+    if (auto ec = diskqueue::write_file_atomic(path, d.bytes)) {
+      log_->error("TOPIC({}): cannot write {} - {}", d.topic, path.string(), ec.message());
+      continue;
+    }
+    std::lock_guard lock(mu_);
+    if (auto it = topics_.find(d.topic); it != topics_.end()) it->second.saved_version = d.version;
+  }
 }
 
 std::vector<std::pair<std::string, std::int64_t>> Replicator::lag(const std::string& topic) const {
@@ -430,13 +564,14 @@ void Replicator::run() {
     {
       std::lock_guard lock(mu_);
       const auto now = Clock::now();
-      for (auto& [name, t] : topics_) {
+      for (auto& entry : topics_) {
+        Topic& t = entry.second;
         advance_commit_locked(t, later);
         check_isr_locked(t, now);
         const auto timeout = make_error_code(errc::replication_timeout);
         std::erase_if(t.waiters, [&](Waiter& w) {
           if (w.deadline > now) return false;
-          later.calls.push_back([done = std::move(w.done), timeout] { done(timeout); });
+          fail_waiter_locked(t, w, timeout, later);
           return true;
         });
       }
@@ -450,6 +585,7 @@ void Replicator::run() {
       });
     }
     later.run();
+    save_progress();
   }
 }
 

@@ -15,6 +15,7 @@
 
 #include <spdlog/logger.h>
 
+#include "cluster/ledger.h"
 #include "cluster/replica_log.h"
 #include "cluster/replication_wire.h"
 #include "cluster/topology.h"
@@ -47,6 +48,9 @@ class Replicator final : public Replication {
     std::uint64_t segment_bytes = 104857600;
     std::size_t max_record = 1048576 + 64;
     std::chrono::milliseconds connect_timeout{1000};
+    // How often a leader sends its delivery progress to each follower (and
+    // each replica saves it).
+    std::chrono::milliseconds progress_interval{1000};
   };
   struct Hooks {
     // Asks etcd to record `isr` as the topic's in-sync set at `epoch` (this
@@ -75,8 +79,23 @@ class Replicator final : public Replication {
                       const std::vector<std::string>& bodies,
                       std::chrono::milliseconds defer) override;
   void replicate(const std::string& topic, std::uint32_t epoch,
-                 std::span<const ReplicatedMessage> messages, std::int64_t defer_until_ms,
-                 std::function<void(std::error_code)> done) override;
+                 std::span<const std::string_view> bodies, std::int64_t defer_until_ms,
+                 std::function<void(Replicated)> done) override;
+
+  // What a node that starts leading a topic needs to deliver what the
+  // former leader had not (docs/replication.md, "Taking over"): the log,
+  // its end now, and the delivery progress last known. Null log: not
+  // replicated here.
+  struct Handover {
+    std::shared_ptr<ReplicaLog> log;
+    std::shared_ptr<Ledger> ledger;
+    std::uint64_t end = 0;
+    TopicProgress progress;
+  };
+  Handover handover(const std::string& topic) const;
+  // The channels of `topic` hold what they owe as leader at `epoch`:
+  // publishes are admitted from now on.
+  void delivering(const std::string& topic, std::uint32_t epoch);
 
   // POST /cluster/fetch: `reply(status, body)`, now or when records come.
   using FetchReply = std::function<void(int status, std::string body)>;
@@ -97,16 +116,21 @@ class Replicator final : public Replication {
   using Done = std::function<void(std::error_code)>;
 
   struct Follower {
-    std::uint64_t acked = 0;        // its log's end, fsynced there
-    Clock::time_point caught_up{};  // the last time it asked from our end
+    std::uint64_t acked = 0;          // its log's end, fsynced there
+    Clock::time_point caught_up{};    // the last time it asked from our end
+    std::uint64_t progress_sent = 0;  // the ledger version it last got (+1; 0: none)
+    Clock::time_point progress_at{};
   };
   struct Waiter {
-    std::uint64_t end;  // committed once the commit point reaches this
+    std::uint64_t begin, end;  // its records; committed once the commit point reaches end
     Clock::time_point deadline;
-    Done done;
+    std::vector<MessageRef> messages;
+    std::function<void(Replicated)> done;
   };
   struct Topic {
     std::shared_ptr<ReplicaLog> log;  // shared with a fetcher writing to it
+    std::shared_ptr<Ledger> ledger;   // shared with the broker's topic while leading
+    std::uint64_t saved_version = 0;  // the ledger version in <topic>.replica.state
     Role role;
     // Leader side.
     std::uint32_t led_epoch = 0;  // the epoch this node began leading at
@@ -115,6 +139,7 @@ class Replicator final : public Replication {
     std::vector<Waiter> waiters;  // in end order
     bool unsynced = false;        // appended since the last fsync
     bool isr_change_asked = false;
+    std::uint32_t delivering_epoch = 0;  // delivering() was told this epoch
   };
   struct HeldFetch {
     wire::FetchRequest request;
@@ -141,11 +166,18 @@ class Replicator final : public Replication {
   void lose_leadership_locked(Topic& t, std::error_code why, Later& later);
   Admission admission_locked(const std::string& name) const;
   void advance_commit_locked(Topic& t, Later& later);
+  void fail_waiter_locked(Topic& t, Waiter& w, std::error_code why, Later& later);
+  void save_progress();
   void check_isr_locked(Topic& t, Clock::time_point now);
   std::vector<wire::FetchAnswer> answer_locked(const wire::FetchRequest& request,
                                                bool* any_records);
   void answer_held_locked(bool only_with_records, Clock::time_point now, Later& later);
+  void attach_progress_locked(const std::string& node, std::vector<wire::FetchAnswer>& answers,
+                              Clock::time_point now);
   std::size_t insync_needed(const Topic& t) const;
+  static bool taking_over(const Topic& t) {
+    return t.role.leader && t.led_epoch == t.role.epoch && t.delivering_epoch != t.role.epoch;
+  }
 
   const Settings settings_;
   const Hooks hooks_;
@@ -158,7 +190,8 @@ class Replicator final : public Replication {
   std::vector<HeldFetch> held_;                               // guarded by mu_
   std::vector<AdmitWaiter> admitting_;                        // guarded by mu_
   std::map<std::string, std::unique_ptr<Fetcher>> fetchers_;  // guarded by mu_: by leader id
-  bool work_ = false;  // guarded by mu_: a log to fsync or fetches to answer
+  bool work_ = false;                   // guarded by mu_: a log to fsync or fetches to answer
+  Clock::time_point progress_saved_{};  // the run thread's: when progress was last saved
 
   std::thread thread_;
 };

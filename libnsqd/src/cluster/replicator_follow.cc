@@ -31,6 +31,15 @@ void Replicator::absorb(const std::string& leader_id, const wire::FetchAnswer& a
       return;
     }
     log = it->second.log;
+    if (!answer.progress.empty()) {
+      auto progress = decode_progress(answer.progress);
+      if (progress) {
+        it->second.ledger->replace(std::move(*progress));
+      } else {
+        log_->error("TOPIC({}): leader {} sent delivery progress that does not decode - {}",
+                    answer.topic, leader_id, progress.error());
+      }
+    }
   }
   // Only this fetcher writes a followed topic's log: no lock held while
   // it writes and fsyncs.

@@ -5,6 +5,7 @@
 #include <algorithm>
 
 #include "nsq/json/writer.h"
+#include "nsq/utf8.h"
 
 namespace nsq::nsqd::cluster {
 namespace {
@@ -34,13 +35,21 @@ tl::expected<rapidjson::Document, std::string> parse(std::string_view json, cons
   return doc;
 }
 
+// RapidJSON 1.1 decodes a lone surrogate escape ("\udc00") to bytes that
+// are no UTF-8 even with kParseValidateEncodingFlag, so each string is
+// checked once decoded.
+bool read_text(const rapidjson::Value& v, std::string& out) {
+  if (!v.IsString()) return false;
+  const std::string_view text(v.GetString(), v.GetStringLength());
+  if (!utf8::valid(text)) return false;
+  out.assign(text);
+  return true;
+}
+
 // A string member; absent is empty.
 bool read_string(const rapidjson::Value& object, const char* name, std::string& out) {
   const auto it = object.FindMember(name);
-  if (it == object.MemberEnd()) return true;
-  if (!it->value.IsString()) return false;
-  out.assign(it->value.GetString(), it->value.GetStringLength());
-  return true;
+  return it == object.MemberEnd() || read_text(it->value, out);
 }
 
 bool read_list(const rapidjson::Value& object, const char* name, std::vector<std::string>& out) {
@@ -48,8 +57,7 @@ bool read_list(const rapidjson::Value& object, const char* name, std::vector<std
   if (it == object.MemberEnd()) return true;
   if (!it->value.IsArray()) return false;
   for (const auto& v : it->value.GetArray()) {
-    if (!v.IsString()) return false;
-    out.emplace_back(v.GetString(), v.GetStringLength());
+    if (!read_text(v, out.emplace_back())) return false;
   }
   return true;
 }
@@ -77,6 +85,9 @@ std::string encode(const Placement& placement) {
   append_string_field(out, "leader", placement.leader);
   out += ',';
   append_list(out, "isr", placement.isr);
+  out += ',';
+  json::append_key(out, "id_base");
+  json::append_int(out, placement.id_base);
   out += '}';
   return out;
 }
@@ -107,6 +118,12 @@ tl::expected<Placement, std::string> decode_placement(std::string_view json) {
     return tl::unexpected(std::string("a topic's placement has a field of the wrong type"));
   }
   if (p.replicas.empty()) return tl::unexpected(std::string("a topic's placement has no replica"));
+  if (const auto base = doc->FindMember("id_base"); base != doc->MemberEnd()) {
+    if (!base->value.IsUint64()) {
+      return tl::unexpected(std::string("a topic's placement has a field of the wrong type"));
+    }
+    p.id_base = base->value.GetUint64();
+  }
   return p;
 }
 
@@ -158,6 +175,7 @@ std::vector<Role> roles_of(const View& view, const std::string& node) {
     }
     r.replicas = p.replicas;
     r.isr = p.isr;
+    r.id_base = p.id_base;
   }
   return roles;
 }

@@ -27,6 +27,10 @@ struct Placement {
   std::int64_t epoch = 0;
   std::string leader;
   std::vector<std::string> isr;  // in-sync replicas, the leader included
+  // The id of the message at log offset 0: a message's id is this plus its
+  // record's offset. Taken from the clock when the topic is created, as Go
+  // nsqd's ids are, so a topic created again never repeats an id.
+  std::uint64_t id_base = 0;
 
   bool operator==(const Placement&) const = default;
 };
@@ -81,6 +85,7 @@ struct Role {
   std::string leader_http;  // the leader's HTTP address (host:port), when known
   std::vector<std::string> replicas;
   std::vector<std::string> isr;
+  std::uint64_t id_base = 0;
 };
 
 // The topics `node` replicates in `view`, with its part in each.

@@ -204,6 +204,7 @@ void Channel::take(ClientId id, std::int64_t rdy, std::int64_t max_count, int sa
     // sample_rate n keeps roughly n+1 of every 100 messages (NSQ's rule).
     if (sample_rate > 0 && static_cast<int>(rng_() % 100) > sample_rate) {
       release_locked(m);
+      if (ledger_) ledger_->finished(name_, *m.msg);
       continue;
     }
     ++m.attempts;
@@ -234,6 +235,7 @@ Channel::AckResult Channel::finish(ClientId id, const MessageId& msg) {
   if (it->second.client != id) return AckResult::not_owner;
   if (e2e_) e2e_->record(unix_nanos() - it->second.msg.msg->timestamp(), Clock::now());
   release_locked(it->second.msg);
+  if (ledger_) ledger_->finished(name_, *it->second.msg.msg);
   in_flight_heap_.remove(&it->second);
   in_flight_.erase(it);
   if (auto c = clients_.find(id); c != clients_.end()) --c->second.in_flight;
@@ -334,6 +336,7 @@ void Channel::process_deadlines(Clock::time_point now) {
 void Channel::pause() {
   std::lock_guard lock(mu_);
   paused_ = true;
+  if (ledger_) ledger_->channel_paused(name_, true);
 }
 
 void Channel::unpause() {
@@ -341,10 +344,16 @@ void Channel::unpause() {
   {
     std::lock_guard lock(mu_);
     paused_ = false;
+    if (ledger_) ledger_->channel_paused(name_, false);
     for (auto& [id, slot] : clients_) slot.waiting = true;
     collect_waiting_locked(wake);
   }
   wake_all(wake);
+}
+
+void Channel::set_ledger(std::shared_ptr<DeliveryLedger> ledger) {
+  std::lock_guard lock(mu_);
+  ledger_ = std::move(ledger);
 }
 
 bool Channel::paused() const {

@@ -17,6 +17,7 @@
 
 #include "core/context.h"
 #include "core/deadline_heap.h"
+#include "core/delivery_ledger.h"
 #include "core/message.h"
 #include "core/read_commits.h"
 #include "nsq/stats/model.h"
@@ -90,6 +91,9 @@ class Channel : public std::enable_shared_from_this<Channel> {
   void pause();
   void unpause();
   bool paused() const;
+
+  // Cluster mode (Topic::set_ledger): told what this channel finishes.
+  void set_ledger(std::shared_ptr<DeliveryLedger> ledger);
 
   // Drops everything queued, in flight and deferred (HTTP /channel/empty).
   std::error_code empty();
@@ -173,6 +177,7 @@ class Channel : public std::enable_shared_from_this<Channel> {
   std::uint64_t requeue_count_ = 0;                           // guarded by mu_
   std::uint64_t timeout_count_ = 0;                           // guarded by mu_
   std::minstd_rand rng_{std::random_device{}()};              // guarded by mu_
+  std::shared_ptr<DeliveryLedger> ledger_;                    // guarded by mu_
   // durable_ only, all guarded by mu_:
   ReadCommits read_commits_;
   std::optional<diskqueue::ReadToken> pending_commit_;  // the furthest done, not yet committed

@@ -108,6 +108,7 @@ std::error_code Channel::empty() {
   std::vector<std::shared_ptr<Subscriber>> wake;
   {
     std::lock_guard lock(mu_);
+    if (ledger_) ledger_->channel_emptied(name_);
     memory_.clear();
     from_disk_.clear();
     in_flight_heap_.clear();

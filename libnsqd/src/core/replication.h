@@ -9,10 +9,7 @@
 #include <system_error>
 #include <vector>
 
-#include <tl/expected.hpp>
-
 #include "core/message.h"
-#include "nsq/message.h"
 
 namespace nsq::nsqd {
 
@@ -22,21 +19,6 @@ namespace nsq::nsqd {
 //
 // Thread safety: every member may be called from any thread; callbacks run
 // on a replication thread.
-// A published message as it goes to the replica log.
-struct ReplicatedMessage {
-  MessageHeader header;
-  std::string_view body;
-};
-
-// Views of `messages` (which must outlive them) for Replication::replicate.
-inline std::vector<ReplicatedMessage> replicated_messages(std::span<const MessageRef> messages) {
-  std::vector<ReplicatedMessage> out;
-  out.reserve(messages.size());
-  for (const MessageRef& m : messages) {
-    out.push_back({MessageHeader{m->timestamp(), 0, m->id()}, m->body()});
-  }
-  return out;
-}
 
 // When a message published now with delay `defer` is due (Unix ms; 0: at once).
 inline std::int64_t defer_until_ms(std::chrono::milliseconds defer) {
@@ -66,13 +48,19 @@ class Replication {
                               const std::vector<std::string>& bodies,
                               std::chrono::milliseconds defer) = 0;
 
-  // Appends `messages` (read only during the call) to the topic's replica
-  // log as records of the admitted `epoch`, each not delivered before
-  // `defer_until_ms` (Unix ms; 0: at once); `done` once they are committed
-  // (fsynced on enough in-sync replicas), or with the reason they are not.
+  // Appends messages with `bodies` (read only during the call) to the
+  // topic's replica log as records of the admitted `epoch`, each not
+  // delivered before `defer_until_ms` (Unix ms; 0: at once). The log gives
+  // them their ids. `done` once they are committed (fsynced on enough
+  // in-sync replicas), with the messages for the topic's channels, or with
+  // the reason they are not.
+  struct Replicated {
+    std::error_code error;
+    std::vector<MessageRef> messages;
+  };
   virtual void replicate(const std::string& topic, std::uint32_t epoch,
-                         std::span<const ReplicatedMessage> messages, std::int64_t defer_until_ms,
-                         std::function<void(std::error_code)> done) = 0;
+                         std::span<const std::string_view> bodies, std::int64_t defer_until_ms,
+                         std::function<void(Replicated)> done) = 0;
 };
 
 }  // namespace nsq::nsqd

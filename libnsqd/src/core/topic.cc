@@ -52,18 +52,6 @@ std::error_code Topic::publish(std::span<const std::string_view> bodies,
       });
 }
 
-std::vector<MessageRef> Topic::prepare(std::span<const std::string_view> bodies) {
-  std::vector<MessageRef> messages;
-  messages.reserve(bodies.size());
-  std::lock_guard lock(mu_);
-  std::int64_t now = unix_nanos();
-  for (std::string_view body : bodies) {
-    const MessageHeader h = next_header_locked(now);
-    messages.push_back(MessageRef::create(h.id, h.timestamp_ns, body));
-  }
-  return messages;
-}
-
 std::error_code Topic::publish_prepared(std::span<const MessageRef> messages,
                                         std::chrono::milliseconds defer, DiskWrites& spill) {
   return publish_each(
@@ -98,6 +86,7 @@ std::error_code Topic::publish_each(std::size_t n, std::chrono::milliseconds def
       }
       targets.reserve(channels_.size());
       for (auto& [name, ch] : channels_) targets.push_back(ch);
+      if (ledger_) ledger_->handed(messages);
     } else {
       std::size_t first_spill = spill.size();
       // --sync-publish: the backlog is the disk queue, fsynced before the OK.
@@ -179,7 +168,6 @@ void Topic::drain() {
         batch.push_back(std::move(backlog_.front()));
         backlog_.pop_front();
       }
-      for (auto& [n, ch] : channels_) targets.push_back(ch);
     }
     bool from_disk = batch.empty() && backend_;
     // --sync-publish: a batch leaves the topic's disk queue (its read is
@@ -218,6 +206,12 @@ void Topic::drain() {
         draining_ = false;
         idle_cv_.notify_all();
         return;
+      }
+      // The channels and the ledger as of now: a channel created meanwhile
+      // gets the batch, and is known to owe it.
+      for (auto& [n, ch] : channels_) targets.push_back(ch);
+      if (ledger_) {
+        for (const Pending& p : batch) ledger_->handed({&p.msg, 1});
       }
       if (batch.empty()) {
         // Done, unless a spill is still landing: its completion restarts us.
@@ -273,6 +267,10 @@ std::shared_ptr<Channel> Topic::get_or_create_channel(const std::string& name, b
     channel = it->second;
     if (inserted) {
       ctx_.log.info("TOPIC({}): new channel({})", name_, name);
+      if (ledger_ && !fresh->ephemeral()) {
+        ledger_->channel_added(name, false);
+        fresh->set_ledger(ledger_);
+      }
       start_drain_locked();
     }
   }
@@ -309,6 +307,7 @@ bool Topic::delete_channel(const std::string& name) {
     if (it == channels_.end()) return false;
     channel = std::move(it->second);
     channels_.erase(it);
+    if (ledger_) ledger_->channel_removed(name);
   }
   ctx_.log.info("TOPIC({}): deleting channel {}", name_, name);
   channel->remove();
@@ -355,9 +354,24 @@ bool Topic::paused() const {
   return paused_;
 }
 
+void Topic::set_ledger(std::shared_ptr<DeliveryLedger> ledger) {
+  std::lock_guard lock(mu_);
+  ledger_ = ledger;
+  for (auto& [name, ch] : channels_) {
+    if (ch->ephemeral()) continue;
+    if (ledger && !ledger->has_channel(name)) ledger->channel_added(name, ch->paused());
+    ch->set_ledger(ledger);
+  }
+}
+
 std::error_code Topic::empty() {
   {
     std::lock_guard lock(mu_);
+    if (ledger_) {
+      // Gone without reaching a channel. (What waits in the disk queue is
+      // not known here: a new leader may deliver it.)
+      for (const Pending& p : backlog_) ledger_->dropped({&p.msg, 1});
+    }
     backlog_.clear();
     backend_has_data_ = false;
   }

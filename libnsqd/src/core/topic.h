@@ -14,6 +14,7 @@
 
 #include "core/channel.h"
 #include "core/context.h"
+#include "core/delivery_ledger.h"
 #include "core/message.h"
 #include "nsq/id_generator.h"
 
@@ -47,12 +48,15 @@ class Topic : public std::enable_shared_from_this<Topic> {
   std::error_code publish(std::span<const std::string_view> bodies, std::chrono::milliseconds defer,
                           DiskWrites& spill);
 
-  // Cluster mode: messages get their ids here, go to the replica log, and
-  // reach the channels with publish_prepared() once committed, so a
-  // consumer never sees a message a failover could lose.
-  std::vector<MessageRef> prepare(std::span<const std::string_view> bodies);
+  // Cluster mode: messages that already have their ids (from the replica
+  // log, once committed there, so a consumer never sees a message a
+  // failover could lose).
   std::error_code publish_prepared(std::span<const MessageRef> messages,
                                    std::chrono::milliseconds defer, DiskWrites& spill);
+  // Cluster mode, while this node leads the topic: told what reaches the
+  // channels and what they finish; channels it does not know yet are
+  // added to it. Null detaches it.
+  void set_ledger(std::shared_ptr<DeliveryLedger> ledger);
 
   std::shared_ptr<Channel> get_or_create_channel(const std::string& name, bool* created = nullptr);
   std::shared_ptr<Channel> find_channel(const std::string& name) const;
@@ -104,14 +108,15 @@ class Topic : public std::enable_shared_from_this<Topic> {
   std::map<std::string, std::shared_ptr<Channel>> channels_;  // guarded by mu_
   std::deque<Pending> backlog_;                               // guarded by mu_
   bool backend_has_data_ = false;                             // guarded by mu_
-  int backend_writes_ = 0;           // guarded by mu_: spills not landed yet
-  bool draining_ = false;            // guarded by mu_
-  std::condition_variable idle_cv_;  // draining_ or backend_writes_ dropped
-  bool paused_ = false;              // guarded by mu_
-  bool started_ = true;              // guarded by mu_
-  bool exiting_ = false;             // guarded by mu_
-  std::uint64_t message_count_ = 0;  // guarded by mu_
-  std::uint64_t message_bytes_ = 0;  // guarded by mu_
+  int backend_writes_ = 0;                  // guarded by mu_: spills not landed yet
+  bool draining_ = false;                   // guarded by mu_
+  std::condition_variable idle_cv_;         // draining_ or backend_writes_ dropped
+  bool paused_ = false;                     // guarded by mu_
+  bool started_ = true;                     // guarded by mu_
+  bool exiting_ = false;                    // guarded by mu_
+  std::uint64_t message_count_ = 0;         // guarded by mu_
+  std::uint64_t message_bytes_ = 0;         // guarded by mu_
+  std::shared_ptr<DeliveryLedger> ledger_;  // guarded by mu_
 };
 
 }  // namespace nsq::nsqd

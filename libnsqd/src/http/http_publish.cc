@@ -61,15 +61,15 @@ void HttpApi::publish(const std::string& topic_name, std::vector<std::string_vie
   DiskWrites spill;
   if (replication) {
     // Committed first, then given to the channels.
-    std::vector<MessageRef> messages = topic->prepare(bodies);
-    std::promise<std::error_code> committed;
-    replication->replicate(topic_name, epoch, replicated_messages(messages), defer_until_ms(defer),
-                           [&](std::error_code ec) { committed.set_value(ec); });
-    if (std::error_code ec = committed.get_future().get()) {
-      reply(v1_error(503, "PUB_FAILED - " + ec.message()));
+    std::promise<Replication::Replicated> committed;
+    replication->replicate(topic_name, epoch, bodies, defer_until_ms(defer),
+                           [&](Replication::Replicated r) { committed.set_value(std::move(r)); });
+    const Replication::Replicated replicated = committed.get_future().get();
+    if (replicated.error) {
+      reply(v1_error(503, "PUB_FAILED - " + replicated.error.message()));
       return;
     }
-    if (topic->publish_prepared(messages, defer, spill)) {
+    if (topic->publish_prepared(replicated.messages, defer, spill)) {
       reply(v1_error(503, "EXITING"));
       return;
     }

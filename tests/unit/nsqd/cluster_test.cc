@@ -103,10 +103,15 @@ TEST(EtcdJson, RefusesMalformedAnswers) {
 }
 
 TEST(Topology, PlacementRoundTripsAndRefusesWhatIsIncomplete) {
-  Placement p{{"a:1", "b:1", "c:1"}, 4, "b:1", {"b:1", "c:1"}};
+  Placement p{{"a:1", "b:1", "c:1"}, 4, "b:1", {"b:1", "c:1"}, 18446744073709551615u};
   EXPECT_EQ(encode(p),
-            R"({"replicas":["a:1","b:1","c:1"],"epoch":4,"leader":"b:1","isr":["b:1","c:1"]})");
+            R"({"replicas":["a:1","b:1","c:1"],"epoch":4,"leader":"b:1","isr":["b:1","c:1"],)"
+            R"("id_base":18446744073709551615})");
   EXPECT_EQ(decode_placement(encode(p)), p);
+  EXPECT_EQ(decode_placement(R"({"replicas":["a"],"epoch":1})")->id_base, 0u) << "absent: 0";
+  EXPECT_FALSE(decode_placement(R"({"replicas":["a"],"epoch":1,"id_base":-1})"));
+  EXPECT_FALSE(decode_placement(R"({"replicas":["a\udc00"],"epoch":1})"))
+      << "a lone surrogate escape decodes to no UTF-8";
   EXPECT_FALSE(decode_placement(R"({"replicas":["a:1"]})")) << "no epoch";
   EXPECT_FALSE(decode_placement(R"({"replicas":[],"epoch":1})")) << "no replica";
   EXPECT_FALSE(decode_placement(R"({"replicas":[1],"epoch":1})"));
@@ -181,9 +186,10 @@ TEST(ReplicationWire, FetchRequestsAndAnswersRoundTrip) {
   const std::string bytes = wire::encode(request);
   EXPECT_EQ(bytes.size(), 4 + 4 + 2 + 3 + 2 + (2 + 1 + 4 + 4 + 8) * 2);
   EXPECT_EQ(wire::decode_request(bytes), request);
-  std::vector<wire::FetchAnswer> answers = {{"t", wire::FetchStatus::ok, 4, 600, "records"},
-                                            {"u", wire::FetchStatus::truncate, 2, 100, ""},
-                                            {"v", wire::FetchStatus::not_leader, 0, 0, ""}};
+  std::vector<wire::FetchAnswer> answers = {
+      {"t", wire::FetchStatus::ok, 4, 600, "records", "progress"},
+      {"u", wire::FetchStatus::truncate, 2, 100, "", ""},
+      {"v", wire::FetchStatus::not_leader, 0, 0, "", ""}};
   EXPECT_EQ(wire::decode_answers(wire::encode(answers)), answers);
   EXPECT_EQ(wire::decode_answers(wire::encode(std::vector<wire::FetchAnswer>{})),
             std::vector<wire::FetchAnswer>{});
@@ -195,7 +201,7 @@ TEST(ReplicationWire, RefusesShortLongAndUnknownBodies) {
     EXPECT_FALSE(wire::decode_request(request.substr(0, cut))) << cut;
   }
   EXPECT_FALSE(wire::decode_request(request + "x")) << "trailing bytes";
-  std::string answers = wire::encode({{"t", wire::FetchStatus::ok, 1, 1, "r"}});
+  std::string answers = wire::encode({{"t", wire::FetchStatus::ok, 1, 1, "r", "p"}});
   EXPECT_FALSE(wire::decode_answers(answers.substr(0, answers.size() - 1)));
   answers[2 + 2 + 1] = 9;  // status
   EXPECT_FALSE(wire::decode_answers(answers));

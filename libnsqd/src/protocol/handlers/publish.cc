@@ -78,15 +78,11 @@ awaitable<bool> publish(V2Client& client, std::string_view cmd, const std::strin
   DiskWrites spill;
   if (replication) {
     // Committed first, then given to the channels.
-    std::vector<MessageRef> messages = topic->prepare(bodies);
-    const std::vector<ReplicatedMessage> replicated = replicated_messages(messages);
-    Completion<std::error_code> committed(client.executor());
-    replication->replicate(topic_name, epoch, replicated, defer_until_ms(defer),
-                           committed.callback());
-    if (std::error_code ec = co_await committed.wait()) {
-      co_return client.fail(failed(cmd, ec.message()));
-    }
-    if (std::error_code ec = topic->publish_prepared(messages, defer, spill)) {
+    Completion<Replication::Replicated> committed(client.executor());
+    replication->replicate(topic_name, epoch, bodies, defer_until_ms(defer), committed.callback());
+    const Replication::Replicated replicated = co_await committed.wait();
+    if (replicated.error) co_return client.fail(failed(cmd, replicated.error.message()));
+    if (std::error_code ec = topic->publish_prepared(replicated.messages, defer, spill)) {
       co_return client.fail(failed(cmd, ec.message()));
     }
   } else if (std::error_code ec = topic->publish(bodies, defer, spill)) {

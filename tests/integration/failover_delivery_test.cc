@@ -1,0 +1,167 @@
+// Delivery across a failover (docs/replication.md, "Channel progress" and
+// "Taking over"): a new leader delivers what the killed one had not
+// finished, with the same message ids, and not what its consumers had
+// finished before the followers heard of it.
+
+#include <map>
+#include <set>
+#include <string>
+#include <vector>
+
+#include "cluster/ledger.h"
+#include "cluster/progress.h"
+#include "integration/replication_fixture.h"
+
+namespace nsq::integration {
+namespace {
+
+// The delivery progress a node saved for `topic`, if any.
+std::optional<nsqd::cluster::TopicProgress> saved_progress(const std::filesystem::path& data_dir,
+                                                           const std::string& topic) {
+  const auto path = data_dir / (topic + ".replica.state");
+  if (!std::filesystem::exists(path)) return std::nullopt;
+  auto p = nsqd::cluster::decode_progress(testutil::read_file(path));
+  if (!p) return std::nullopt;
+  return *p;
+}
+
+// Bytes of log a set holds from offset 0 on.
+std::uint64_t held(const nsqd::cluster::OffsetSet& set) {
+  std::uint64_t n = set.cursor();
+  for (const auto& [begin, end] : set.ranges()) n += end - begin;
+  return n;
+}
+
+class FailoverDeliveryTest : public ReplicationTest {
+ protected:
+  // Kills `leader` and returns the node that leads `topic` after it.
+  NsqdProcess* fail_over(NsqdProcess* leader, NsqdProcess* b, NsqdProcess* c,
+                         const std::string& topic) {
+    if (!leader->kill_now()) return nullptr;
+    auto r = await_epoch(b, topic, 2, ms(10000));
+    if (!r || r->epoch != 2) return nullptr;
+    return r->leader == id(b) ? b : r->leader == id(c) ? c : nullptr;
+  }
+
+  // Subscribes to topic/channel on `node` with RDY `rdy`.
+  static bool subscribe(RawClient& consumer, NsqdProcess* node, const std::string& topic,
+                        const std::string& channel, int rdy) {
+    if (!consumer.connect(node->tcp_port())) return false;
+    consumer.magic();
+    consumer.sub(topic, channel);
+    if (!got_response(consumer, "OK")) return false;
+    return consumer.rdy(rdy);
+  }
+
+  // Up to `n` messages (body -> id), until none comes for `quiet`.
+  static std::map<std::string, std::string> receive(RawClient& consumer, std::size_t n, ms quiet) {
+    std::map<std::string, std::string> got;
+    while (got.size() < n) {
+      auto r = consumer.read_skip_heartbeats(quiet);
+      auto m = testutil::to_test_message(r.frame);
+      if (!m) break;
+      got.emplace(m->body, m->id);
+    }
+    return got;
+  }
+};
+
+TEST_F(FailoverDeliveryTest, ANewLeaderDeliversWhatTheOldOneHadNotFinished) {
+  lease_ttl_s_ = 2;
+  auto* a = start_node();
+  auto* b = start_node();
+  auto* c = start_node();
+  ASSERT_TRUE(a && b && c);
+  ASSERT_TRUE(http(a, "POST", "/topic/create?topic=t"));
+  ASSERT_TRUE(await_epoch(b, "t", 1, kReply));
+  ASSERT_TRUE(await_epoch(c, "t", 1, kReply));
+  RawClient consumer;
+  ASSERT_TRUE(subscribe(consumer, a, "t", "c", 100));
+
+  RawClient producer;
+  ASSERT_TRUE(producer.connect(a->tcp_port()));
+  producer.magic();
+  std::vector<std::string> bodies;
+  for (int i = 0; i < 60; ++i) bodies.push_back("message-" + std::to_string(100 + i));
+  ASSERT_TRUE(producer.mpub("t", bodies));
+  ASSERT_TRUE(got_response(producer, "OK"));
+
+  // The consumer finishes 40 and keeps 20 in flight.
+  auto first = receive(consumer, bodies.size(), kReply);
+  ASSERT_EQ(first.size(), bodies.size());
+  std::map<std::string, std::string> finished, open;
+  for (const auto& [body, msg_id] : first) {
+    if (finished.size() < 40) {
+      consumer.fin(msg_id);
+      finished.emplace(body, msg_id);
+    } else {
+      open.emplace(body, msg_id);
+    }
+  }
+  // Both followers hear of the 40 FINs (the progress goes out with the
+  // fetch answers and is saved).
+  const std::uint64_t forty = 40 * nsqd::cluster::record_size(bodies[0].size());
+  for (int node : {1, 2}) {
+    EXPECT_TRUE(eventually(
+        [&] {
+          auto p = saved_progress(dir_.path() / ("node" + std::to_string(node)), "t");
+          return p && p->channels.count("c") && held(p->channels.at("c").finished) == forty &&
+                 held(p->handed) == 60 * nsqd::cluster::record_size(bodies[0].size());
+        },
+        ms(10000)))
+        << "node " << node;
+  }
+
+  NsqdProcess* leader = fail_over(a, b, c, "t");
+  ASSERT_TRUE(leader);
+  RawClient again;
+  ASSERT_TRUE(subscribe(again, leader, "t", "c", 100));
+  auto second = receive(again, bodies.size(), ms(3000));
+  EXPECT_EQ(second, open) << "the 20 in flight come again, with their ids; the 40 FIN'd do not";
+  for (const auto& [body, msg_id] : second) again.fin(msg_id);
+
+  // The new leader records its own progress: after the FINs, nothing is owed.
+  RawClient p2;
+  ASSERT_TRUE(p2.connect(leader->tcp_port()));
+  p2.magic();
+  p2.pub("t", "after");
+  ASSERT_TRUE(got_response(p2, "OK"));
+  auto third = receive(again, 1, kReply);
+  ASSERT_EQ(third.size(), 1u);
+  EXPECT_EQ(third.begin()->first, "after");
+}
+
+TEST_F(FailoverDeliveryTest, MessagesNoChannelHadYetReachTheFirstChannelOnTheNewLeader) {
+  lease_ttl_s_ = 2;
+  auto* a = start_node();
+  auto* b = start_node();
+  auto* c = start_node();
+  ASSERT_TRUE(a && b && c);
+  ASSERT_TRUE(http(a, "POST", "/topic/create?topic=t"));
+  ASSERT_TRUE(await_epoch(b, "t", 1, kReply));
+  ASSERT_TRUE(await_epoch(c, "t", 1, kReply));
+  RawClient producer;
+  ASSERT_TRUE(producer.connect(a->tcp_port()));
+  producer.magic();
+  std::set<std::string> sent;
+  for (int i = 0; i < 20; ++i) {
+    sent.insert("waiting-" + std::to_string(i));
+    ASSERT_TRUE(producer.pub("t", "waiting-" + std::to_string(i)));
+    ASSERT_TRUE(got_response(producer, "OK"));
+  }
+  // A deferred one keeps its delay across the failover.
+  ASSERT_TRUE(producer.dpub("t", 60000, "later"));
+  ASSERT_TRUE(got_response(producer, "OK"));
+
+  NsqdProcess* leader = fail_over(a, b, c, "t");
+  ASSERT_TRUE(leader);
+  RawClient consumer;
+  ASSERT_TRUE(subscribe(consumer, leader, "t", "first", 100));
+  auto got = receive(consumer, sent.size() + 1, ms(3000));
+  std::set<std::string> bodies;
+  for (const auto& [body, msg_id] : got) bodies.insert(body);
+  EXPECT_EQ(bodies, sent) << "all 20, and not the deferred one before its time";
+}
+
+}  // namespace
+}  // namespace nsq::integration
