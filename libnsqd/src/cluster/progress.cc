@@ -137,11 +137,11 @@ tl::expected<TopicProgress, std::string> decode_progress(std::string_view bytes)
   for (std::uint32_t i = 0; i < n && r.ok(); ++i) {
     std::string name(r.take(r.u16()));
     const std::uint8_t paused = r.u8();
-    if (paused > 1) r.fail();
-    auto [it, inserted] = p.channels.try_emplace(std::move(name));
-    if (!inserted) r.fail();
-    it->second.paused = paused == 1;
-    read_set(it->second.finished);
+    // In name order, each once, as encode() writes them.
+    if (paused > 1 || (!p.channels.empty() && name <= p.channels.rbegin()->first)) r.fail();
+    auto& c = p.channels.emplace_hint(p.channels.end(), std::move(name), ChannelProgress{})->second;
+    c.paused = paused == 1;
+    read_set(c.finished);
   }
   if (!r.ok() || !r.done()) return tl::unexpected(std::string("malformed delivery progress"));
   return p;

@@ -61,7 +61,7 @@ struct TopicProgress {
 // a set being [u64 cursor][u32 n] then n x [u64 begin][u64 end].
 std::string encode(const TopicProgress& progress);
 // Refused: short or trailing bytes, ranges not above the cursor, not in
-// order, empty or touching, a channel named twice.
+// order, empty or touching, channels not in name order or named twice.
 tl::expected<TopicProgress, std::string> decode_progress(std::string_view bytes);
 
 }  // namespace nsq::nsqd::cluster

@@ -82,6 +82,15 @@ TEST(TopicProgress, RefusesTruncatedTrailingAndDisorderedBytes) {
   empty_range.handed = OffsetSet(0, {{5, 5}});
   EXPECT_FALSE(decode_progress(encode(empty_range)));
 
+  // Channels in name order only: one encoding per progress.
+  std::string swapped = encode(sample());
+  const auto a = swapped.find("archive"), b = swapped.find("paused#x");
+  ASSERT_LT(a, b);
+  std::string reordered =
+      swapped.substr(0, a - 2) + swapped.substr(b - 2) + swapped.substr(a - 2, b - a);
+  ASSERT_EQ(reordered.size(), swapped.size());
+  EXPECT_FALSE(decode_progress(reordered));
+
   std::string huge = encode(TopicProgress{});
   huge[8] = '\x7f';  // a range count no body could hold
   EXPECT_FALSE(decode_progress(huge));
