@@ -1,8 +1,13 @@
-// Delivery across a failover (docs/replication.md, "Channel progress" and
-// "Taking over"): a new leader delivers what the killed one had not
-// finished, with the same message ids, and not what its consumers had
-// finished before the followers heard of it.
+// Delivery across a failover (docs/replication.md, "Channel progress",
+// "Taking over" and "Retention"): a new leader delivers what the killed one
+// had not finished, with the same message ids, and not what its consumers
+// had finished before the followers heard of it; delivered segments of the
+// replica log are deleted, and a follower left behind starts again from the
+// leader's start.
 
+#include <signal.h>
+
+#include <algorithm>
 #include <map>
 #include <set>
 #include <string>
@@ -23,6 +28,21 @@ std::optional<nsqd::cluster::TopicProgress> saved_progress(const std::filesystem
   auto p = nsqd::cluster::decode_progress(testutil::read_file(path));
   if (!p) return std::nullopt;
   return *p;
+}
+
+// The first offsets of the replica log segments of `topic`, in order.
+std::vector<std::uint64_t> segments(const std::filesystem::path& data_dir,
+                                    const std::string& topic) {
+  std::vector<std::uint64_t> starts;
+  const std::string prefix = topic + ".replica.";
+  for (const auto& e : std::filesystem::directory_iterator(data_dir)) {
+    const std::string name = e.path().filename().string();
+    if (name.starts_with(prefix) && name.ends_with(".log")) {
+      starts.push_back(std::stoull(name.substr(prefix.size(), 20)));
+    }
+  }
+  std::sort(starts.begin(), starts.end());
+  return starts;
 }
 
 // Bytes of log a set holds from offset 0 on.
@@ -161,6 +181,68 @@ TEST_F(FailoverDeliveryTest, MessagesNoChannelHadYetReachTheFirstChannelOnTheNew
   std::set<std::string> bodies;
   for (const auto& [body, msg_id] : got) bodies.insert(body);
   EXPECT_EQ(bodies, sent) << "all 20, and not the deferred one before its time";
+}
+
+TEST_F(FailoverDeliveryTest, DeliveredSegmentsGoAndAFollowerLeftBehindStartsAtTheLeadersStart) {
+  lease_ttl_s_ = 2;
+  const std::vector<std::string> small = {"--max-bytes-per-file=2048"};
+  auto* a = start_node(small);
+  auto* b = start_node(small);
+  auto* c = start_node(small);
+  ASSERT_TRUE(a && b && c);
+  ASSERT_TRUE(http(a, "POST", "/topic/create?topic=t"));
+  ASSERT_TRUE(await_epoch(b, "t", 1, kReply));
+  ASSERT_TRUE(await_epoch(c, "t", 1, kReply));
+  RawClient consumer;
+  ASSERT_TRUE(subscribe(consumer, a, "t", "c", 100));
+
+  // c freezes; a and b go on without it once it leaves the in-sync set.
+  ASSERT_TRUE(c->send_signal(SIGSTOP));
+  RawClient producer;
+  ASSERT_TRUE(producer.connect(a->tcp_port()));
+  producer.magic();
+  std::size_t sent = 0;
+  for (int batch = 0; batch < 4; ++batch) {
+    std::vector<std::string> bodies;
+    for (int i = 0; i < 50; ++i) bodies.push_back(std::string(90, 'a' + batch) + std::to_string(i));
+    ASSERT_TRUE(producer.mpub("t", bodies));
+    ASSERT_TRUE(got_response(producer, "OK", ms(15000)));
+    sent += bodies.size();
+  }
+  std::size_t finished = 0;
+  while (finished < sent) {  // RDY 100: FIN'd as they come
+    auto got = receive(consumer, 50, kReply);
+    ASSERT_EQ(got.size(), 50u) << finished;
+    for (const auto& [body, msg_id] : got) consumer.fin(msg_id);
+    finished += got.size();
+  }
+
+  // Everything was delivered: a and b keep only their last segment.
+  for (int node : {0, 1}) {
+    EXPECT_TRUE(eventually(
+        [&] { return segments(dir_.path() / ("node" + std::to_string(node)), "t").size() == 1; },
+        ms(10000)))
+        << "node " << node;
+  }
+  const std::uint64_t start = segments(dir_.path() / "node0", "t").at(0);
+  EXPECT_GT(start, 0u);
+
+  // c wakes up behind a's start: it starts its log there and is in sync again.
+  ASSERT_TRUE(c->send_signal(SIGCONT));
+  EXPECT_TRUE(eventually(
+      [&] {
+        auto r = replication(a, "t");
+        return r && r->isr.size() == 3;
+      },
+      ms(20000)))
+      << "c:\n"
+      << c->log() << "\na:\n"
+      << a->log();
+  EXPECT_GE(segments(dir_.path() / "node2", "t").at(0), start);
+  EXPECT_NE(c->log().find("starting there"), std::string::npos);
+  // Publishing goes on with all three in sync.
+  ASSERT_TRUE(producer.pub("t", "after"));
+  EXPECT_TRUE(got_response(producer, "OK"));
 }
 
 }  // namespace

@@ -94,8 +94,11 @@ bool Fetcher::fetch_once() {
     return false;
   }
   last_error_.clear();
-  for (const auto& answer : *answers) replicator_.absorb(settings_.leader_id, answer);
-  return true;
+  bool absorbed = true;
+  for (const auto& answer : *answers) {
+    absorbed = replicator_.absorb(settings_.leader_id, answer) && absorbed;
+  }
+  return absorbed;
 }
 
 }  // namespace nsq::nsqd::cluster

@@ -323,6 +323,31 @@ std::error_code ReplicaLog::trim(std::uint64_t offset) {
   return {};
 }
 
+std::error_code ReplicaLog::restart_at(std::uint64_t offset, std::uint32_t epoch) {
+  std::lock_guard syncing(sync_mu_);
+  std::lock_guard lock(mu_);
+  // Old segments go first: a crash in between leaves no segment, which
+  // opens as an empty log at 0, and the leader says again where to start.
+  std::error_code ec;
+  for (const Segment& s : segments_) {
+    std::filesystem::remove(segment_path(s.start), ec);
+    if (ec) return ec;
+  }
+  segments_.clear();
+  auto fresh = create_segment(offset);
+  if (!fresh) {
+    // Never without a segment: an empty one at 0 keeps the log usable.
+    auto zero = create_segment(0);
+    if (zero) segments_.push_back(std::move(*zero));
+    return fresh.error();
+  }
+  segments_.push_back(std::move(*fresh));
+  durable_end_ = offset;
+  epochs_.clear();
+  if (epoch > 0) epochs_.emplace_back(epoch, offset);
+  return save_epochs();
+}
+
 std::error_code ReplicaLog::begin_epoch(std::uint32_t epoch) {
   std::lock_guard lock(mu_);
   if (!epochs_.empty() && epoch <= epochs_.back().first) {
@@ -344,6 +369,15 @@ std::uint64_t ReplicaLog::end_of_epoch(std::uint32_t epoch) const {
     if (e > epoch) return start;
   }
   return end_locked();
+}
+
+std::uint32_t ReplicaLog::epoch_at(std::uint64_t offset) const {
+  std::lock_guard lock(mu_);
+  std::uint32_t at = 0;
+  for (const auto& [e, start] : epochs_) {
+    if (start <= offset) at = e;
+  }
+  return at;
 }
 
 std::error_code ReplicaLog::save_epochs() const {

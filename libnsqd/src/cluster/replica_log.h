@@ -69,6 +69,10 @@ class ReplicaLog {
   std::error_code truncate(std::uint64_t offset);
   // Deletes the segments that end at or before `offset` (never the last).
   std::error_code trim(std::uint64_t offset);
+  // Drops everything and starts again empty at `offset`, where `epoch`
+  // (0: none) is in effect: a follower behind the start of its leader's log
+  // (trimmed meanwhile).
+  std::error_code restart_at(std::uint64_t offset, std::uint32_t epoch);
 
   // Records that `epoch` (greater than last_epoch()) begins at end().
   std::error_code begin_epoch(std::uint32_t epoch);
@@ -76,6 +80,9 @@ class ReplicaLog {
   // Where `epoch` ended as this log knows it: the offset the next greater
   // epoch began at, or end() (what a leader answers a follower's EPOCH).
   std::uint64_t end_of_epoch(std::uint32_t epoch) const;
+  // The epoch that wrote the record at `offset`, as far as this log knows
+  // (the last epoch that began at or before it; 0 when none).
+  std::uint32_t epoch_at(std::uint64_t offset) const;
 
  private:
   struct Segment {

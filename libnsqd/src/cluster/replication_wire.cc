@@ -123,7 +123,7 @@ tl::expected<std::vector<FetchAnswer>, std::string> decode_answers(std::string_v
     FetchAnswer& a = answers.emplace_back();
     a.topic = r.str();
     const std::uint8_t status = r.u8();
-    if (status > static_cast<std::uint8_t>(FetchStatus::truncate)) {
+    if (status > static_cast<std::uint8_t>(FetchStatus::restart)) {
       return tl::unexpected(std::string("fetch answer with an unknown status"));
     }
     a.status = static_cast<FetchStatus>(status);

@@ -42,6 +42,9 @@ enum class FetchStatus : std::uint8_t {
   not_leader = 1,  // this node does not lead the topic at that epoch; value: 0
   truncate = 2,    // the follower holds records this leader does not: value is
                    // where to cut its log before asking again
+  restart = 3,     // the follower asked below the start of the leader's log
+                   // (trimmed): value is where its log starts again, empty,
+                   // and epoch the epoch of the leader's record there
 };
 
 struct FetchAnswer {

@@ -364,9 +364,16 @@ std::vector<wire::FetchAnswer> Replicator::answer_locked(const wire::FetchReques
     // that epoch wrote here.
     std::uint64_t keep = end;
     if (asked.log_epoch < t.led_epoch) keep = std::min(keep, t.log->end_of_epoch(asked.log_epoch));
-    if (asked.offset > keep || asked.offset < t.log->start()) {
+    if (asked.offset > keep) {
       a.status = wire::FetchStatus::truncate;
-      a.value = asked.offset > keep ? keep : 0;
+      a.value = keep;
+      continue;
+    }
+    if (asked.offset < t.log->start()) {
+      // Trimmed: everything below start() was delivered.
+      a.status = wire::FetchStatus::restart;
+      a.value = t.log->start();
+      a.epoch = t.log->epoch_at(a.value);
       continue;
     }
     Follower& f = t.followers[request.node];
@@ -495,7 +502,8 @@ void Replicator::delivering(const std::string& topic, std::uint32_t epoch) {
 }
 
 // Each replica keeps the last delivery progress it had in
-// <topic>.replica.state, at most every progress_interval.
+// <topic>.replica.state, at most every progress_interval, and deletes the
+// log segments wholly below it (docs/replication.md, "Retention").
 void Replicator::save_progress() {
   const auto now = Clock::now();
   if (now - progress_saved_ < settings_.progress_interval) return;
@@ -503,25 +511,34 @@ void Replicator::save_progress() {
   struct Dirty {
     std::string topic;
     std::uint64_t version;
-    std::string bytes;
+    TopicProgress progress;
+    std::shared_ptr<ReplicaLog> log;
   };
   std::vector<Dirty> dirty;
   {
     std::lock_guard lock(mu_);
     for (const auto& [name, t] : topics_) {
       const std::uint64_t version = t.ledger->version();
-      if (version != t.saved_version)
-        dirty.push_back({name, version, encode(t.ledger->progress())});
+      if (version != t.saved_version) dirty.push_back({name, version, t.ledger->progress(), t.log});
     }
   }
   for (auto& d : dirty) {
     const auto path = settings_.data_dir / (d.topic + ".replica.state");
-    if (auto ec = diskqueue::write_file_atomic(path, d.bytes)) {
+    if (auto ec = diskqueue::write_file_atomic(path, encode(d.progress))) {
       log_->error("TOPIC({}): cannot write {} - {}", d.topic, path.string(), ec.message());
       continue;
     }
-    std::lock_guard lock(mu_);
-    if (auto it = topics_.find(d.topic); it != topics_.end()) it->second.saved_version = d.version;
+    {
+      std::lock_guard lock(mu_);
+      if (auto it = topics_.find(d.topic); it != topics_.end())
+        it->second.saved_version = d.version;
+    }
+    // Only below what is saved: a restart takes over from the saved
+    // progress, and must find every record it names as owed.
+    if (auto ec = d.log->trim(d.progress.low_water())) {
+      log_->error("TOPIC({}): cannot delete delivered replica log segments - {}", d.topic,
+                  ec.message());
+    }
   }
 }
 

@@ -108,8 +108,9 @@ class Replicator final : public Replication {
   // The follower side, for its Fetcher: the topics led by `leader_id`, as
   // fetch entries (its epoch, its log's last epoch and end).
   std::vector<wire::FetchTopic> followed(const std::string& leader_id) const;
-  // Applies one fetch answer to a followed topic's log.
-  void absorb(const std::string& leader_id, const wire::FetchAnswer& answer);
+  // Applies one fetch answer to a followed topic's log; false when this
+  // node failed to (its disk: the fetcher waits before it asks again).
+  bool absorb(const std::string& leader_id, const wire::FetchAnswer& answer);
 
  private:
   using Clock = std::chrono::steady_clock;

@@ -22,13 +22,13 @@ std::vector<wire::FetchTopic> Replicator::followed(const std::string& leader_id)
   return out;
 }
 
-void Replicator::absorb(const std::string& leader_id, const wire::FetchAnswer& answer) {
+bool Replicator::absorb(const std::string& leader_id, const wire::FetchAnswer& answer) {
   std::shared_ptr<ReplicaLog> log;
   {
     std::lock_guard lock(mu_);
     auto it = topics_.find(answer.topic);
     if (it == topics_.end() || it->second.role.leader || it->second.role.leader_id != leader_id) {
-      return;
+      return true;
     }
     log = it->second.log;
     if (!answer.progress.empty()) {
@@ -48,15 +48,25 @@ void Replicator::absorb(const std::string& leader_id, const wire::FetchAnswer& a
                log->end(), answer.value, leader_id);
     if (auto ec = log->truncate(std::min(answer.value, log->end()))) {
       log_->error("TOPIC({}): truncate failed - {}", answer.topic, ec.message());
+      return false;
     }
-    return;
+    return true;
   }
-  if (answer.status != wire::FetchStatus::ok || answer.records.empty()) return;
+  if (answer.status == wire::FetchStatus::restart) {
+    log_->info("TOPIC({}): the leader {} keeps its log from {} on: starting there", answer.topic,
+               leader_id, answer.value);
+    if (auto ec = log->restart_at(answer.value, answer.epoch)) {
+      log_->error("TOPIC({}): cannot restart the replica log - {}", answer.topic, ec.message());
+      return false;
+    }
+    return true;
+  }
+  if (answer.status != wire::FetchStatus::ok || answer.records.empty()) return true;
   // Whole records in epoch order: each new epoch is recorded where it begins.
   const ScannedRecords scanned = scan_records(answer.records, settings_.max_record);
   if (scanned.corrupt || scanned.consumed != answer.records.size()) {
     log_->error("TOPIC({}): leader {} sent records that do not check", answer.topic, leader_id);
-    return;
+    return false;
   }
   std::string_view rest = answer.records;
   while (!rest.empty()) {
@@ -68,19 +78,21 @@ void Replicator::absorb(const std::string& leader_id, const wire::FetchAnswer& a
     if (epoch > log->last_epoch()) {
       if (auto ec = log->begin_epoch(epoch)) {
         log_->error("TOPIC({}): cannot record epoch {} - {}", answer.topic, epoch, ec.message());
-        return;
+        return false;
       }
     }
     if (auto end = log->append(rest.substr(0, run)); !end) {
       log_->error("TOPIC({}): cannot append to the replica log - {}", answer.topic,
                   end.error().message());
-      return;
+      return false;
     }
     rest.remove_prefix(run);
   }
   if (auto ec = log->sync()) {
     log_->error("TOPIC({}): cannot fsync the replica log - {}", answer.topic, ec.message());
+    return false;
   }
+  return true;
 }
 
 }  // namespace nsq::nsqd::cluster

@@ -242,5 +242,50 @@ TEST_F(ReplicaLogTest, TruncateRemovesLaterSegments) {
   EXPECT_EQ(log->append(one), 2 * one.size());
 }
 
+TEST_F(ReplicaLogTest, TrimKeepsTheSegmentsFromAnOffsetOn) {
+  const std::string one = framed({record(1, std::string(80, 'q'))});
+  auto log = open(2 * one.size());
+  ASSERT_TRUE(log);
+  for (int i = 0; i < 5; ++i) ASSERT_TRUE(log->append(one));
+  ASSERT_FALSE(log->trim(3 * one.size()));  // the second segment holds records 2 and 3
+  EXPECT_EQ(log->start(), 2 * one.size());
+  EXPECT_EQ(segment_files().size(), 2u);
+  EXPECT_EQ(log->read(0, 1 << 16).error(), errc::log_out_of_range);
+  EXPECT_EQ(parsed(*log->read(2 * one.size(), 1 << 16)).size(), 2u);
+  ASSERT_FALSE(log->trim(100 * one.size()));
+  EXPECT_EQ(segment_files().size(), 1u) << "never the last segment";
+  log.reset();
+  log = open(2 * one.size());
+  ASSERT_TRUE(log);
+  EXPECT_EQ(log->start(), 4 * one.size()) << "a trimmed log opens where it starts";
+  EXPECT_EQ(log->end(), 5 * one.size());
+}
+
+TEST_F(ReplicaLogTest, RestartBeginsAnEmptyLogAtAnOffset) {
+  const std::string one = framed({record(3, std::string(80, 'q'))});
+  auto log = open(2 * one.size());
+  ASSERT_TRUE(log);
+  ASSERT_FALSE(log->begin_epoch(3));
+  for (int i = 0; i < 3; ++i) ASSERT_TRUE(log->append(one));
+  EXPECT_EQ(log->epoch_at(one.size()), 3u);
+  EXPECT_EQ(log->epoch_at(0), 3u);
+  ASSERT_FALSE(log->restart_at(1000, 3));
+  EXPECT_EQ(log->start(), 1000u);
+  EXPECT_EQ(log->end(), 1000u);
+  EXPECT_EQ(log->last_epoch(), 3u) << "the leader's epoch at the new start";
+  EXPECT_EQ(log->epoch_at(999), 0u);
+  EXPECT_EQ(segment_files(), std::vector<std::string>{"orders.replica.00000000000000001000.log"});
+  ASSERT_FALSE(log->begin_epoch(4));
+  EXPECT_EQ(log->append(one), 1000 + one.size());
+  log.reset();
+  log = open(2 * one.size());
+  ASSERT_TRUE(log);
+  EXPECT_EQ(log->start(), 1000u);
+  EXPECT_EQ(log->end(), 1000 + one.size());
+  EXPECT_EQ(log->last_epoch(), 4u);
+  EXPECT_EQ(log->end_of_epoch(3), 1000u);
+  EXPECT_EQ(log->epoch_at(1000), 4u);
+}
+
 }  // namespace
 }  // namespace nsq::nsqd::cluster
