@@ -1,11 +1,21 @@
 // Cluster mode under faults (docs/replication.md, "Failures"): a leader
-// frozen past its lease while producers keep publishing to it. Whatever it
-// answered OK is in the new leader's log; once it runs again it follows, and
-// its log converges to the leader's.
+// frozen past its lease, and a leader cut off from etcd and the other nodes
+// by a network partition (it runs in a network namespace of its own whose
+// link is taken down), while producers keep publishing to it. Whatever it
+// answered OK is in the new leader's log; once it runs again or the
+// partition heals, it follows, and its log converges to the leader's.
 
+#include <fcntl.h>
+#include <sched.h>
 #include <signal.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #include <atomic>
+#include <cstdlib>
+#include <fstream>
+#include <functional>
+#include <memory>
 #include <mutex>
 #include <string>
 #include <thread>
@@ -17,11 +27,14 @@ namespace nsq::integration {
 namespace {
 
 // Producers publishing to one node until stopped; every OK is recorded.
+// `enter` runs first on each producer's thread (e.g. to join a network
+// namespace).
 class Producers {
  public:
-  Producers(int port, int count) {
+  Producers(int port, int count, std::function<void()> enter = {}) {
     for (int p = 0; p < count; ++p) {
-      threads_.emplace_back([this, port, p] {
+      threads_.emplace_back([this, port, p, enter] {
+        if (enter) enter();
         // As a client library does: E_PUB_FAILED closes the connection, the
         // producer connects again and goes on.
         RawClient client;
@@ -107,6 +120,162 @@ TEST_F(ReplicationTest, AFrozenLeaderAcknowledgesNothingItCouldLoseAndFollowsWhe
   EXPECT_EQ(lost, 0u) << "of " << acked.size() << " acknowledged";
 
   // a catches up and is in sync again, holding every acknowledged message.
+  EXPECT_TRUE(eventually(
+      [&] {
+        auto rl = replication(leader, "t");
+        return rl && rl->isr.size() == 3;
+      },
+      ms(20000)));
+  std::size_t missing_on_a = 0;
+  for (const auto& body : acked) {
+    if (count_in_log(dir_.path() / "node0", "t", body) != 1) ++missing_on_a;
+  }
+  EXPECT_EQ(missing_on_a, 0u) << "a's log converged to the leader's";
+}
+
+// A network namespace joined to this one by a veth pair: `host_ip` on this
+// side, `inside_ip` in it. cut() takes the link down (a partition), heal()
+// brings it back. Needs root (CAP_NET_ADMIN) and iproute2.
+class NetNamespace {
+ public:
+  NetNamespace() {
+    const int id = static_cast<int>(::getpid() % 50000);
+    name_ = "nsqtest" + std::to_string(id);
+    veth_ = "nsqv" + std::to_string(id);
+    const std::string subnet =
+        "10." + std::to_string(100 + id % 100) + "." + std::to_string(id / 100 % 250) + ".";
+    host_ip_ = subnet + "1";
+    inside_ip_ = subnet + "2";
+    ok_ = run("ip netns add " + name_) &&
+          run("ip link add " + veth_ + " type veth peer name " + veth_ + "i") &&
+          run("ip link set " + veth_ + "i netns " + name_) &&
+          run("ip addr add " + host_ip_ + "/24 dev " + veth_) &&
+          run("ip link set " + veth_ + " up") &&
+          run(in("ip addr add " + inside_ip_ + "/24 dev " + veth_ + "i")) &&
+          run(in("ip link set " + veth_ + "i up")) && run(in("ip link set lo up"));
+  }
+  ~NetNamespace() {
+    run("ip link del " + veth_ + " 2>/dev/null");
+    run("ip netns del " + name_ + " 2>/dev/null");
+  }
+
+  bool ok() const { return ok_; }
+  const std::string& host_ip() const { return host_ip_; }
+  const std::string& inside_ip() const { return inside_ip_; }
+  bool cut() { return run("ip link set " + veth_ + " down"); }
+  bool heal() { return run("ip link set " + veth_ + " up"); }
+
+  // Moves the calling thread into the namespace (its sockets are made there).
+  void enter() const {
+    const int fd = ::open(("/var/run/netns/" + name_).c_str(), O_RDONLY | O_CLOEXEC);
+    if (fd >= 0) {
+      (void)::setns(fd, CLONE_NEWNET);
+      ::close(fd);
+    }
+  }
+  // Runs `fn` on a thread inside the namespace and returns what it returns.
+  template <class Fn>
+  auto inside(Fn fn) const {
+    decltype(fn()) out{};
+    std::thread t([&] {
+      enter();
+      out = fn();
+    });
+    t.join();
+    return out;
+  }
+  // A script that runs `binary` with its arguments inside the namespace.
+  std::string wrapper(const std::filesystem::path& dir, const std::string& binary) const {
+    const auto path = dir / ("in-" + name_ + ".sh");
+    std::ofstream(path) << "#!/bin/sh\nexec ip netns exec " << name_ << " " << binary
+                        << " \"$@\"\n";
+    ::chmod(path.c_str(), 0755);
+    return path.string();
+  }
+
+ private:
+  static bool run(const std::string& command) { return std::system(command.c_str()) == 0; }
+  std::string in(const std::string& command) const {
+    return "ip netns exec " + name_ + " " + command;
+  }
+
+  std::string name_, veth_, host_ip_, inside_ip_;
+  bool ok_ = false;
+};
+
+class PartitionTest : public ReplicationTest {
+ protected:
+  void SetUp() override {
+    if (testutil::nsqd_binary_path().empty()) GTEST_SKIP() << "no nsqd binary";
+    if (testutil::etcd_binary_path().empty()) GTEST_SKIP() << "no etcd";
+    if (::geteuid() != 0) GTEST_SKIP() << "a network namespace needs root";
+    netns_ = std::make_unique<NetNamespace>();
+    ASSERT_TRUE(netns_->ok()) << "could not set up a network namespace and a veth pair";
+    etcd_.set_advertised_host(netns_->host_ip());
+    const std::string err = etcd_.start(dir_.path() / "etcd");
+    ASSERT_TRUE(err.empty()) << err;
+  }
+
+  std::unique_ptr<NetNamespace> netns_;
+};
+
+TEST_F(PartitionTest, ALeaderCutOffAcknowledgesNothingItCouldLoseAndFollowsWhenItHeals) {
+  lease_ttl_s_ = 2;
+  // a in the namespace, b and c outside; each reachable at its broadcast address.
+  auto* a = start_node({"--tcp-address=0.0.0.0:0", "--http-address=0.0.0.0:0",
+                        "--broadcast-address=" + netns_->inside_ip()},
+                       netns_->wrapper(dir_.path(), testutil::nsqd_binary_path()));
+  const std::vector<std::string> outside = {"--tcp-address=0.0.0.0:0", "--http-address=0.0.0.0:0",
+                                            "--broadcast-address=" + netns_->host_ip()};
+  auto* b = start_node(outside);
+  auto* c = start_node(outside);
+  ASSERT_TRUE(a && b && c);
+  const std::string a_id = netns_->inside_ip() + ":" + std::to_string(a->tcp_port());
+  auto a_stats = [&] { return netns_->inside([&] { return replication(a, "t"); }); };
+  ASSERT_TRUE(netns_->inside([&] { return http(a, "POST", "/topic/create?topic=t"); }));
+  ASSERT_TRUE(await_epoch(b, "t", 1, kReply));
+  ASSERT_TRUE(await_epoch(c, "t", 1, kReply));
+  ASSERT_EQ(replication(b, "t")->leader, a_id);
+
+  Producers producers(a->tcp_port(), 3, [&] { netns_->enter(); });
+  ASSERT_TRUE(eventually([&] { return producers.acked() >= 100; }, ms(20000)));
+  ASSERT_TRUE(netns_->cut());
+
+  // The majority elects a leader and takes publishes.
+  auto r = await_epoch(b, "t", 2, ms(10000));
+  ASSERT_TRUE(r && r->epoch == 2);
+  NsqdProcess* leader =
+      r->leader == netns_->host_ip() + ":" + std::to_string(b->tcp_port()) ? b : c;
+  const std::size_t leader_index = leader == b ? 1 : 2;
+  RawClient producer;
+  ASSERT_TRUE(producer.connect(leader->tcp_port()));
+  producer.magic();
+  producer.pub("t", "majority-side");
+  EXPECT_TRUE(got_response(producer, "OK", ms(15000))) << leader->log();
+  // By now a's lease has lapsed: it confirms nothing while cut off.
+  const std::size_t cut_off = producers.acked();
+  EXPECT_FALSE(eventually([&] { return producers.acked() > cut_off; }, ms(2000)))
+      << "a acknowledged publishes while cut off\n"
+      << a->log();
+
+  ASSERT_TRUE(netns_->heal());
+  EXPECT_TRUE(eventually(
+      [&] {
+        auto ra = a_stats();
+        return ra && ra->role == "follower" && ra->epoch >= 2;
+      },
+      ms(20000)))
+      << a->log();
+  EXPECT_TRUE(eventually([&] { return producers.acked() >= cut_off + 100; }, ms(20000)))
+      << "publishing to a goes on through the new leader";
+  const std::vector<std::string> acked = producers.stop();
+  std::size_t lost = 0;
+  for (const auto& body : acked) {
+    if (count_in_log(dir_.path() / ("node" + std::to_string(leader_index)), "t", body) != 1) {
+      ++lost;
+    }
+  }
+  EXPECT_EQ(lost, 0u) << "of " << acked.size() << " acknowledged";
   EXPECT_TRUE(eventually(
       [&] {
         auto rl = replication(leader, "t");

@@ -66,9 +66,11 @@ class ReplicationTest : public ::testing::Test {
   }
 
   // Starts one nsqd in cluster mode; its node id is 127.0.0.1:<tcp port>.
-  NsqdProcess* start_node(std::vector<std::string> extra = {}) {
+  // `binary`: another command that runs nsqd (empty: nsqd itself).
+  NsqdProcess* start_node(std::vector<std::string> extra = {}, std::string binary = {}) {
     auto node = std::make_unique<NsqdProcess>();
     NsqdProcess::Options o;
+    o.binary = std::move(binary);
     o.data_path = dir_.path() / ("node" + std::to_string(nodes_.size()));
     std::filesystem::create_directories(o.data_path);
     o.require_http = true;

@@ -61,11 +61,12 @@ std::string EtcdProcess::start(const std::filesystem::path& data_dir,
   }
   const std::string client = "http://127.0.0.1:" + std::to_string(client_port_);
   const std::string peer = "http://127.0.0.1:" + std::to_string(peer_port_);
+  const std::string listen = host_ == "127.0.0.1" ? client : client + "," + endpoint();
   const std::vector<std::string> args = {
       "--name=test",
       "--data-dir=" + (dir_ / "data").string(),
-      "--listen-client-urls=" + client,
-      "--advertise-client-urls=" + client,
+      "--listen-client-urls=" + listen,
+      "--advertise-client-urls=" + endpoint(),
       "--listen-peer-urls=" + peer,
       "--initial-advertise-peer-urls=" + peer,
       "--initial-cluster=test=" + peer,

@@ -5,6 +5,7 @@
 #include <chrono>
 #include <filesystem>
 #include <string>
+#include <utility>
 
 namespace nsq::testutil {
 
@@ -29,14 +30,19 @@ class EtcdProcess {
   void kill_now();
   bool alive() const { return pid_ > 0; }
 
+  // Before start(): also listen on `host` (an address of this machine) and
+  // give that to clients, for nodes in another network namespace.
+  void set_advertised_host(std::string host) { host_ = std::move(host); }
+
   int client_port() const { return client_port_; }
-  std::string endpoint() const { return "http://127.0.0.1:" + std::to_string(client_port_); }
+  std::string endpoint() const { return "http://" + host_ + ":" + std::to_string(client_port_); }
   std::string log() const;
 
  private:
   pid_t pid_ = -1;
   int client_port_ = 0;
   int peer_port_ = 0;
+  std::string host_ = "127.0.0.1";
   std::filesystem::path dir_;
 };
 

@@ -13,12 +13,16 @@ Fetcher::Fetcher(Replicator& replicator, Settings settings, std::shared_ptr<spdl
 }
 
 Fetcher::~Fetcher() {
+  request_stop();
+  thread_.join();
+}
+
+void Fetcher::request_stop() {
   {
     std::lock_guard lock(mu_);
     stopping_ = true;
   }
   wake_.notify_all();
-  thread_.join();
 }
 
 void Fetcher::set_address(const std::string& leader_http) {
@@ -30,12 +34,13 @@ void Fetcher::run() {
   for (;;) {
     const bool ok = fetch_once();
     std::unique_lock lock(mu_);
-    if (stopping_) return;
+    if (stopping_) break;
     // After a failure (the leader down, nothing to follow yet), a pause
     // rather than a busy loop; the stop cuts it short.
     if (!ok) wake_.wait_for(lock, std::chrono::milliseconds(200), [&] { return stopping_; });
-    if (stopping_) return;
+    if (stopping_) break;
   }
+  finished_.store(true, std::memory_order_release);
 }
 
 bool Fetcher::fetch_once() {

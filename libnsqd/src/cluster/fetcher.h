@@ -1,5 +1,6 @@
 #pragma once
 
+#include <atomic>
 #include <chrono>
 #include <condition_variable>
 #include <memory>
@@ -19,8 +20,10 @@ class Replicator;
 // writes and fsyncs it), and asks again at once, so its next request
 // confirms what the last one brought.
 //
-// Thread safety: set_address() from any thread; the destructor stops the
-// thread (waiting for at most one request).
+// Thread safety: set_address(), request_stop() and finished() from any
+// thread; the destructor stops the thread (waiting for at most one request:
+// call request_stop() first and destroy it once finished() to wait for
+// nothing).
 class Fetcher {
  public:
   struct Settings {
@@ -39,6 +42,10 @@ class Fetcher {
 
   // The leader's HTTP address changed (a restart on another port).
   void set_address(const std::string& leader_http);
+  // Asks the thread to end after its current request, without waiting.
+  void request_stop();
+  // The thread has ended.
+  bool finished() const { return finished_.load(std::memory_order_acquire); }
 
  private:
   void run();
@@ -53,6 +60,7 @@ class Fetcher {
   std::condition_variable wake_;
   bool stopping_ = false;   // guarded by mu_
   std::string last_error_;  // the thread's own: each distinct failure logged once
+  std::atomic<bool> finished_{false};
   std::thread thread_;
 };
 

@@ -22,12 +22,14 @@ void Replicator::start() {
 
 void Replicator::stop() {
   std::map<std::string, std::unique_ptr<Fetcher>> fetchers;
+  std::vector<std::unique_ptr<Fetcher>> retiring;
   Later later;
   {
     std::lock_guard lock(mu_);
     if (stopping_) return;
     stopping_ = true;
     fetchers.swap(fetchers_);
+    retiring.swap(retiring_);
     for (auto& [name, t] : topics_)
       lose_leadership_locked(t, make_error_code(errc::exiting), later);
     for (auto& h : held_) {
@@ -45,6 +47,7 @@ void Replicator::stop() {
   progress_saved_ = {};
   save_progress();   // what a restart of this node takes over from
   fetchers.clear();  // joins their threads, which call back into this object
+  retiring.clear();
 }
 
 std::size_t Replicator::insync_needed(const Topic& t) const {
@@ -121,7 +124,6 @@ void Replicator::fail_waiter_locked(Topic& t, Waiter& w, std::error_code why, La
 
 void Replicator::apply(const std::vector<Role>& roles) {
   Later later;
-  std::vector<std::unique_ptr<Fetcher>> retired;
   {
     std::lock_guard lock(mu_);
     if (stopping_) return;
@@ -156,7 +158,8 @@ void Replicator::apply(const std::vector<Role>& roles) {
       if (leaders.count(it->first)) {
         ++it;
       } else {
-        retired.push_back(std::move(it->second));
+        it->second->request_stop();
+        retiring_.push_back(std::move(it->second));
         it = fetchers_.erase(it);
       }
     }
@@ -188,7 +191,6 @@ void Replicator::apply(const std::vector<Role>& roles) {
     }
   }
   later.run();
-  retired.clear();  // joins their threads outside mu_
 }
 
 Replication::Admission Replicator::admission_locked(const std::string& name) const {
@@ -603,6 +605,19 @@ void Replicator::run() {
     }
     later.run();
     save_progress();
+    std::vector<std::unique_ptr<Fetcher>> finished;
+    {
+      std::lock_guard lock(mu_);
+      for (auto it = retiring_.begin(); it != retiring_.end();) {
+        if ((*it)->finished()) {
+          finished.push_back(std::move(*it));
+          it = retiring_.erase(it);
+        } else {
+          ++it;
+        }
+      }
+    }
+    finished.clear();  // their threads have ended: joining waits for nothing
   }
 }
 

@@ -191,6 +191,10 @@ class Replicator final : public Replication {
   std::vector<HeldFetch> held_;                               // guarded by mu_
   std::vector<AdmitWaiter> admitting_;                        // guarded by mu_
   std::map<std::string, std::unique_ptr<Fetcher>> fetchers_;  // guarded by mu_: by leader id
+  // Fetchers of leaders no longer followed, asked to stop: a request to a
+  // leader cut off may take seconds, which nothing waits for; the run thread
+  // destroys them once finished.
+  std::vector<std::unique_ptr<Fetcher>> retiring_;  // guarded by mu_
   bool work_ = false;                   // guarded by mu_: a log to fsync or fetches to answer
   Clock::time_point progress_saved_{};  // the run thread's: when progress was last saved
 
