@@ -91,6 +91,8 @@ Replicator::Topic* Replicator::open_topic_locked(const std::string& name) {
 }
 
 void Replicator::lead_locked(Topic& t, Later& later) {
+  // A fetcher still writing what the former leader sent finishes first.
+  std::lock_guard writing(*t.follow_writer);
   if (auto ec = t.log->begin_epoch(t.role.epoch)) {
     log_->error("TOPIC({}): cannot begin epoch {} - {}", t.role.topic, t.role.epoch, ec.message());
     return;

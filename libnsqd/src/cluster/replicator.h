@@ -130,6 +130,9 @@ class Replicator final : public Replication {
   };
   struct Topic {
     std::shared_ptr<ReplicaLog> log;  // shared with a fetcher writing to it
+    // Held by a fetcher from its check that this node follows the topic to
+    // the end of its write (taken after mu_).
+    std::shared_ptr<std::mutex> follow_writer = std::make_shared<std::mutex>();
     std::shared_ptr<Ledger> ledger;   // shared with the broker's topic while leading
     std::uint64_t saved_version = 0;  // the ledger version in <topic>.replica.state
     Role role;

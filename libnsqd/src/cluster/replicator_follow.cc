@@ -24,6 +24,8 @@ std::vector<wire::FetchTopic> Replicator::followed(const std::string& leader_id)
 
 bool Replicator::absorb(const std::string& leader_id, const wire::FetchAnswer& answer) {
   std::shared_ptr<ReplicaLog> log;
+  std::shared_ptr<std::mutex> writer;
+  std::unique_lock<std::mutex> writing;
   {
     std::lock_guard lock(mu_);
     auto it = topics_.find(answer.topic);
@@ -31,6 +33,10 @@ bool Replicator::absorb(const std::string& leader_id, const wire::FetchAnswer& a
       return true;
     }
     log = it->second.log;
+    // Held until written: this node cannot start leading the topic (and
+    // appending to its log) in between.
+    writer = it->second.follow_writer;
+    writing = std::unique_lock(*writer);
     if (!answer.progress.empty()) {
       auto progress = decode_progress(answer.progress);
       if (progress) {
@@ -41,7 +47,7 @@ bool Replicator::absorb(const std::string& leader_id, const wire::FetchAnswer& a
       }
     }
   }
-  // Only this fetcher writes a followed topic's log: no lock held while
+  // Only this fetcher writes a followed topic's log: mu_ is not held while
   // it writes and fsyncs.
   if (answer.status == wire::FetchStatus::truncate) {
     log_->warn("TOPIC({}): truncating the replica log from {} to {} (leader {})", answer.topic,
