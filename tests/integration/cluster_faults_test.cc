@@ -26,58 +26,6 @@
 namespace nsq::integration {
 namespace {
 
-// Producers publishing to one node until stopped; every OK is recorded.
-// `enter` runs first on each producer's thread (e.g. to join a network
-// namespace).
-class Producers {
- public:
-  Producers(int port, int count, std::function<void()> enter = {}) {
-    for (int p = 0; p < count; ++p) {
-      threads_.emplace_back([this, port, p, enter] {
-        if (enter) enter();
-        // As a client library does: E_PUB_FAILED closes the connection, the
-        // producer connects again and goes on.
-        RawClient client;
-        for (int i = 0; go_; ++i) {
-          if (!client.connected()) {
-            if (!client.connect(port)) return;
-            client.magic();
-          }
-          const std::string body = "p" + std::to_string(p) + "-m" + std::to_string(i) + ".";
-          auto reply = client.pub("t", body) ? client.read_skip_heartbeats(ms(15000))
-                                             : RawClient::ReadResult{};
-          if (is_response(reply, "OK")) {
-            std::lock_guard lock(mu_);
-            acked_.push_back(body);
-          } else {
-            client.close();
-          }
-        }
-      });
-    }
-  }
-  ~Producers() { stop(); }
-
-  std::size_t acked() const {
-    std::lock_guard lock(mu_);
-    return acked_.size();
-  }
-  std::vector<std::string> stop() {
-    go_ = false;
-    for (auto& t : threads_) {
-      if (t.joinable()) t.join();
-    }
-    std::lock_guard lock(mu_);
-    return acked_;
-  }
-
- private:
-  std::atomic<bool> go_{true};
-  mutable std::mutex mu_;
-  std::vector<std::string> acked_;
-  std::vector<std::thread> threads_;
-};
-
 TEST_F(ReplicationTest, AFrozenLeaderAcknowledgesNothingItCouldLoseAndFollowsWhenItWakes) {
   lease_ttl_s_ = 2;
   auto* a = start_node();
@@ -88,7 +36,7 @@ TEST_F(ReplicationTest, AFrozenLeaderAcknowledgesNothingItCouldLoseAndFollowsWhe
   ASSERT_TRUE(await_epoch(b, "t", 1, kReply));
   ASSERT_TRUE(await_epoch(c, "t", 1, kReply));
 
-  Producers producers(a->tcp_port(), 3);
+  Producers producers({a->tcp_port()}, 3);
   ASSERT_TRUE(eventually([&] { return producers.acked() >= 100; }, ms(20000)));
   ASSERT_TRUE(a->send_signal(SIGSTOP));
   auto r = await_epoch(b, "t", 2, ms(10000));
@@ -237,7 +185,7 @@ TEST_F(PartitionTest, ALeaderCutOffAcknowledgesNothingItCouldLoseAndFollowsWhenI
   ASSERT_TRUE(await_epoch(c, "t", 1, kReply));
   ASSERT_EQ(replication(b, "t")->leader, a_id);
 
-  Producers producers(a->tcp_port(), 3, [&] { netns_->enter(); });
+  Producers producers({a->tcp_port()}, 3, [&] { netns_->enter(); });
   ASSERT_TRUE(eventually([&] { return producers.acked() >= 100; }, ms(20000)));
   ASSERT_TRUE(netns_->cut());
 

@@ -5,10 +5,13 @@
 
 #include <rapidjson/document.h>
 
+#include <atomic>
 #include <chrono>
 #include <filesystem>
 #include <functional>
+#include <map>
 #include <memory>
+#include <mutex>
 #include <optional>
 #include <string>
 #include <thread>
@@ -68,7 +71,6 @@ class ReplicationTest : public ::testing::Test {
   // Starts one nsqd in cluster mode; its node id is 127.0.0.1:<tcp port>.
   // `binary`: another command that runs nsqd (empty: nsqd itself).
   NsqdProcess* start_node(std::vector<std::string> extra = {}, std::string binary = {}) {
-    auto node = std::make_unique<NsqdProcess>();
     NsqdProcess::Options o;
     o.binary = std::move(binary);
     o.data_path = dir_.path() / ("node" + std::to_string(nodes_.size()));
@@ -77,6 +79,28 @@ class ReplicationTest : public ::testing::Test {
     o.extra_args = {"--broadcast-address=127.0.0.1", "--etcd-endpoints=" + etcd_.endpoint(),
                     "--cluster-lease-ttl=" + std::to_string(lease_ttl_s_) + "s"};
     o.extra_args.insert(o.extra_args.end(), extra.begin(), extra.end());
+    auto node = launch(o);
+    if (!node) return nullptr;
+    options_.push_back(std::move(o));
+    nodes_.push_back(std::move(node));
+    return nodes_.back().get();
+  }
+
+  // Starts node `index` again after it stopped: the same data directory,
+  // flags and ports, so the same node id.
+  NsqdProcess* restart_node(std::size_t index) {
+    NsqdProcess::Options o = options_.at(index);
+    const NsqdProcess& old = *nodes_.at(index);
+    o.extra_args.push_back("--tcp-address=127.0.0.1:" + std::to_string(old.tcp_port()));
+    o.extra_args.push_back("--http-address=127.0.0.1:" + std::to_string(old.http_port()));
+    auto node = launch(o);
+    if (!node) return nullptr;
+    nodes_[index] = std::move(node);
+    return nodes_[index].get();
+  }
+
+  static std::unique_ptr<NsqdProcess> launch(const NsqdProcess::Options& o) {
+    auto node = std::make_unique<NsqdProcess>();
     const std::string err = node->start(o);
     if (!err.empty()) {
       ADD_FAILURE() << err;
@@ -86,8 +110,7 @@ class ReplicationTest : public ::testing::Test {
       ADD_FAILURE() << "never joined: " << node->log();
       return nullptr;
     }
-    nodes_.push_back(std::move(node));
-    return nodes_.back().get();
+    return node;
   }
 
   static std::string id(NsqdProcess* node) {
@@ -139,11 +162,153 @@ class ReplicationTest : public ::testing::Test {
     return r;
   }
 
+  // The TCP port of the node that leads `topic` as the first node that
+  // answers sees it; 0 when none is known.
+  int leader_port(const std::string& topic) {
+    for (const auto& n : nodes_) {
+      if (!n->alive()) continue;
+      auto r = replication(n.get(), topic);
+      if (!r || r->leader.empty()) continue;
+      for (const auto& m : nodes_) {
+        if (m->alive() && r->leader.ends_with(":" + std::to_string(m->tcp_port()))) {
+          return m->tcp_port();
+        }
+      }
+    }
+    return 0;
+  }
+
   // Long enough that a loaded machine (CI) does not miss a keep-alive.
   int lease_ttl_s_ = 3;
   testutil::TempDir dir_;
   EtcdProcess etcd_;
   std::vector<std::unique_ptr<NsqdProcess>> nodes_;
+  std::vector<NsqdProcess::Options> options_;  // how each of nodes_ was started
+};
+
+// Producers publishing to topic "t" until stopped; every message answered
+// OK is recorded. Producer p starts on ports[p % n] and publishes MPUBs of
+// `mpub` messages when p is odd and mpub > 1, else PUBs. As a client
+// library does, it connects again after an error (E_PUB_FAILED closes the
+// connection), to the next port when its node is gone. `enter` runs first
+// on each producer's thread (e.g. to join a network namespace).
+class Producers {
+ public:
+  Producers(std::vector<int> ports, int count, std::function<void()> enter = {}, int mpub = 1) {
+    for (int p = 0; p < count; ++p) {
+      threads_.emplace_back([this, ports, p, enter, mpub] {
+        if (enter) enter();
+        RawClient client;
+        std::size_t at = static_cast<std::size_t>(p);
+        for (int i = 0; go_; ++i) {
+          if (!client.connected()) {
+            if (!client.connect(ports[at % ports.size()])) {
+              ++at;
+              std::this_thread::sleep_for(ms(20));  // retry pacing, as a client backs off
+              continue;
+            }
+            client.magic();
+          }
+          std::vector<std::string> bodies;
+          const int n = (p % 2 == 1 && mpub > 1) ? mpub : 1;
+          for (int k = 0; k < n; ++k) {
+            bodies.push_back("p" + std::to_string(p) + "-m" + std::to_string(i) + "-" +
+                             std::to_string(k) + ".");
+          }
+          const bool sent = n == 1 ? client.pub("t", bodies[0]) : client.mpub("t", bodies);
+          auto reply = sent ? client.read_skip_heartbeats(ms(15000)) : RawClient::ReadResult{};
+          if (is_response(reply, "OK")) {
+            std::lock_guard lock(mu_);
+            acked_.insert(acked_.end(), bodies.begin(), bodies.end());
+          } else {
+            client.close();
+            ++at;
+          }
+        }
+      });
+    }
+  }
+  ~Producers() { stop(); }
+
+  std::size_t acked() const {
+    std::lock_guard lock(mu_);
+    return acked_.size();
+  }
+  std::vector<std::string> stop() {
+    go_ = false;
+    for (auto& t : threads_) {
+      if (t.joinable()) t.join();
+    }
+    std::lock_guard lock(mu_);
+    return acked_;
+  }
+
+ private:
+  std::atomic<bool> go_{true};
+  mutable std::mutex mu_;
+  std::vector<std::string> acked_;
+  std::vector<std::thread> threads_;
+};
+
+// A consumer of t/c that follows the leader: `leader_port()` says where it
+// is now (0: unknown). It FINs everything and counts deliveries per body.
+class Consumer {
+ public:
+  explicit Consumer(std::function<int()> leader_port)
+      : thread_([this, leader_port = std::move(leader_port)] {
+          RawClient client;
+          while (go_) {
+            if (!client.connected()) {
+              const int port = leader_port();
+              if (port == 0 || !client.connect(port)) {
+                std::this_thread::sleep_for(ms(50));  // polling for the new leader
+                continue;
+              }
+              client.magic();
+              client.sub("t", "c");
+              if (!is_response(client.read_skip_heartbeats(kReply), "OK")) {
+                client.close();
+                std::this_thread::sleep_for(ms(50));
+                continue;
+              }
+              client.rdy(100);
+            }
+            auto r = client.read_skip_heartbeats(ms(200));
+            if (r.status == RawClient::ReadStatus::timeout) continue;
+            auto m = testutil::to_test_message(r.frame);
+            if (!m) {
+              client.close();
+              continue;
+            }
+            client.fin(m->id);
+            std::lock_guard lock(mu_);
+            ++delivered_[m->body];
+          }
+        }) {}
+  ~Consumer() { stop(); }
+
+  void stop() {
+    go_ = false;
+    if (thread_.joinable()) thread_.join();
+  }
+  // How many of `bodies` were never delivered, and how many deliveries
+  // were repeats.
+  std::pair<std::size_t, std::size_t> missing_and_repeats(
+      const std::vector<std::string>& bodies) const {
+    std::lock_guard lock(mu_);
+    std::size_t missing = 0, repeats = 0;
+    for (const auto& b : bodies) {
+      if (!delivered_.count(b)) ++missing;
+    }
+    for (const auto& [b, n] : delivered_) repeats += n - 1;
+    return {missing, repeats};
+  }
+
+ private:
+  std::atomic<bool> go_{true};
+  mutable std::mutex mu_;
+  std::map<std::string, int> delivered_;
+  std::thread thread_;
 };
 
 // How many times `needle` occurs in the replica log segments of `topic`.

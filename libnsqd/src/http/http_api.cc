@@ -58,8 +58,11 @@ HttpApi::HttpApi(Broker& broker, ConnRegistry& conns, NodeInfo node,
 
 void HttpApi::handle(Request request, Reply reply) {
   // Handlers may block (disk queues' depth, empty, delete; lookupd): run
-  // them off the HTTP I/O thread. /ping stays inline so health checks never queue.
-  if (request.path == "/ping") {
+  // them off the HTTP I/O thread. /ping stays inline so health checks never
+  // queue, and so does a follower's /cluster/fetch, which never blocks (it
+  // is answered now or later, from the replicator): publishes waiting in
+  // the pool for their commit need those fetches to be answered.
+  if (request.path == "/ping" || request.path == "/cluster/fetch") {
     route(request, reply);
     return;
   }
