@@ -59,12 +59,8 @@ TEST_F(ReplicationTest, AFrozenLeaderAcknowledgesNothingItCouldLoseAndFollowsWhe
       << a->log();
   const std::vector<std::string> acked = producers.stop();
 
-  std::size_t lost = 0;
-  for (const auto& body : acked) {
-    if (count_in_log(dir_.path() / ("node" + std::to_string(leader_index)), "t", body) != 1) {
-      ++lost;
-    }
-  }
+  const std::size_t lost =
+      not_once_in_log(dir_.path() / ("node" + std::to_string(leader_index)), "t", acked);
   EXPECT_EQ(lost, 0u) << "of " << acked.size() << " acknowledged";
 
   // a catches up and is in sync again, holding every acknowledged message.
@@ -74,10 +70,7 @@ TEST_F(ReplicationTest, AFrozenLeaderAcknowledgesNothingItCouldLoseAndFollowsWhe
         return rl && rl->isr.size() == 3;
       },
       ms(20000)));
-  std::size_t missing_on_a = 0;
-  for (const auto& body : acked) {
-    if (count_in_log(dir_.path() / "node0", "t", body) != 1) ++missing_on_a;
-  }
+  const std::size_t missing_on_a = not_once_in_log(dir_.path() / "node0", "t", acked);
   EXPECT_EQ(missing_on_a, 0u) << "a's log converged to the leader's";
 }
 
@@ -217,12 +210,8 @@ TEST_F(PartitionTest, ALeaderCutOffAcknowledgesNothingItCouldLoseAndFollowsWhenI
   EXPECT_TRUE(eventually([&] { return producers.acked() >= cut_off + 100; }, ms(20000)))
       << "publishing to a goes on through the new leader";
   const std::vector<std::string> acked = producers.stop();
-  std::size_t lost = 0;
-  for (const auto& body : acked) {
-    if (count_in_log(dir_.path() / ("node" + std::to_string(leader_index)), "t", body) != 1) {
-      ++lost;
-    }
-  }
+  const std::size_t lost =
+      not_once_in_log(dir_.path() / ("node" + std::to_string(leader_index)), "t", acked);
   EXPECT_EQ(lost, 0u) << "of " << acked.size() << " acknowledged";
   EXPECT_TRUE(eventually(
       [&] {
@@ -230,10 +219,7 @@ TEST_F(PartitionTest, ALeaderCutOffAcknowledgesNothingItCouldLoseAndFollowsWhenI
         return rl && rl->isr.size() == 3;
       },
       ms(20000)));
-  std::size_t missing_on_a = 0;
-  for (const auto& body : acked) {
-    if (count_in_log(dir_.path() / "node0", "t", body) != 1) ++missing_on_a;
-  }
+  const std::size_t missing_on_a = not_once_in_log(dir_.path() / "node0", "t", acked);
   EXPECT_EQ(missing_on_a, 0u) << "a's log converged to the leader's";
 }
 

@@ -57,7 +57,7 @@ class FailoverDeliveryTest : public ReplicationTest {
   // Kills `leader` and returns the node that leads `topic` after it.
   NsqdProcess* fail_over(NsqdProcess* leader, NsqdProcess* b, NsqdProcess* c,
                          const std::string& topic) {
-    if (!leader->kill_now()) return nullptr;
+    if (!leader->kill_now(ms(30000))) return nullptr;  // a SIGKILL waits for a pending fsync
     auto r = await_epoch(b, topic, 2, ms(10000));
     if (!r || r->epoch != 2) return nullptr;
     return r->leader == id(b) ? b : r->leader == id(c) ? c : nullptr;

@@ -5,6 +5,7 @@
 
 #include <rapidjson/document.h>
 
+#include <algorithm>
 #include <atomic>
 #include <chrono>
 #include <filesystem>
@@ -326,6 +327,39 @@ inline int count_in_log(const std::filesystem::path& data_dir, const std::string
     ++n;
   }
   return n;
+}
+
+// How many of `bodies` the replica log of `topic` does not hold exactly
+// once (the log read once, record by record: [u32 size][u32 crc][u32
+// epoch][i64 defer][i64 timestamp][u16 attempts][16-byte id][body]).
+inline std::size_t not_once_in_log(const std::filesystem::path& data_dir, const std::string& topic,
+                                   const std::vector<std::string>& bodies) {
+  std::vector<std::filesystem::path> segments;
+  for (const auto& e : std::filesystem::directory_iterator(data_dir)) {
+    const std::string name = e.path().filename().string();
+    if (name.starts_with(topic + ".replica.") && name.ends_with(".log"))
+      segments.push_back(e.path());
+  }
+  std::sort(segments.begin(), segments.end());
+  std::map<std::string, int> held;
+  for (const auto& path : segments) {
+    const std::string log = testutil::read_file(path);
+    std::size_t at = 0;
+    while (at + 8 <= log.size()) {
+      const auto* p = reinterpret_cast<const unsigned char*>(log.data() + at);
+      const std::size_t size = std::size_t(p[0]) << 24 | std::size_t(p[1]) << 16 |
+                               std::size_t(p[2]) << 8 | std::size_t(p[3]);
+      if (size < 12 + 26 || at + 8 + size > log.size()) break;
+      ++held[log.substr(at + 20 + 26, size - 12 - 26)];
+      at += 8 + size;
+    }
+  }
+  std::size_t off = 0;
+  for (const auto& b : bodies) {
+    auto it = held.find(b);
+    if (it == held.end() || it->second != 1) ++off;
+  }
+  return off;
 }
 
 }  // namespace nsq::integration

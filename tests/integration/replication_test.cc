@@ -303,10 +303,12 @@ TEST_F(ReplicationTest, NoAcknowledgedMessageIsLostWhenTheLeaderIsKilled) {
   // half of them MPUB; a consumer that follows the leader.
   Consumer consumer([&] { return leader_port("t"); });
   Producers producers({a->tcp_port(), b->tcp_port(), c->tcp_port()}, 16, {}, 10);
-  ASSERT_TRUE(eventually([&] { return producers.acked() >= 1000; }, ms(20000)))
-      << producers.acked() << "\n"
-      << a->log() << b->log();
-  ASSERT_TRUE(a->kill_now());
+  // Long enough for the delivery progress to reach the followers a few
+  // times (every 400 ms at this lease).
+  const auto started = Clock::now();
+  ASSERT_TRUE(eventually(
+      [&] { return producers.acked() >= 1000 && Clock::now() - started >= ms(2000); }, ms(30000)));
+  ASSERT_TRUE(a->kill_now(ms(30000)));
   const std::size_t at_kill = producers.acked();
   auto rb = await_epoch(b, "t", 2, ms(10000));
   ASSERT_TRUE(rb && rb->epoch == 2);
@@ -316,10 +318,8 @@ TEST_F(ReplicationTest, NoAcknowledgedMessageIsLostWhenTheLeaderIsKilled) {
 
   NsqdProcess* leader = rb->leader == id(b) ? b : c;
   const std::size_t index = leader == b ? 1 : 2;
-  std::size_t lost = 0;
-  for (const auto& body : acked) {
-    if (count_in_log(dir_.path() / ("node" + std::to_string(index)), "t", body) != 1) ++lost;
-  }
+  const std::size_t lost =
+      not_once_in_log(dir_.path() / ("node" + std::to_string(index)), "t", acked);
   EXPECT_EQ(lost, 0u) << "of " << acked.size() << " acknowledged";
   std::pair<std::size_t, std::size_t> delivery;
   EXPECT_TRUE(eventually(
@@ -344,7 +344,7 @@ TEST_F(ReplicationTest, AFollowerKilledAndRestartedCatchesUpAndRejoins) {
   Consumer consumer([&] { return leader_port("t"); });
   Producers producers({a->tcp_port(), b->tcp_port()}, 4, {}, 10);
   ASSERT_TRUE(eventually([&] { return producers.acked() >= 500; }, ms(20000)));
-  ASSERT_TRUE(c->kill_now());
+  ASSERT_TRUE(c->kill_now(ms(30000)));
   const std::size_t at_kill = producers.acked();
   EXPECT_TRUE(eventually([&] { return producers.acked() >= at_kill + 500; }, ms(20000)))
       << "publishing goes on with two in sync";
@@ -368,10 +368,7 @@ TEST_F(ReplicationTest, AFollowerKilledAndRestartedCatchesUpAndRejoins) {
         return r && r->isr.size() == 3;
       },
       ms(20000)));
-  std::size_t missing_on_c = 0;
-  for (const auto& body : acked) {
-    if (count_in_log(dir_.path() / "node2", "t", body) != 1) ++missing_on_c;
-  }
+  const std::size_t missing_on_c = not_once_in_log(dir_.path() / "node2", "t", acked);
   EXPECT_EQ(missing_on_c, 0u) << "of " << acked.size() << " acknowledged";
   std::pair<std::size_t, std::size_t> delivery;
   EXPECT_TRUE(eventually(
