@@ -125,10 +125,12 @@ class NetNamespace {
     t.join();
     return out;
   }
-  // A script that runs `binary` with its arguments inside the namespace.
+  // A script that runs `binary` with its arguments inside the namespace, as
+  // the same process (nsenter execs it; `ip netns exec` would fork, and a
+  // SIGKILL would leave nsqd running).
   std::string wrapper(const std::filesystem::path& dir, const std::string& binary) const {
     const auto path = dir / ("in-" + name_ + ".sh");
-    std::ofstream(path) << "#!/bin/sh\nexec ip netns exec " << name_ << " " << binary
+    std::ofstream(path) << "#!/bin/sh\nexec nsenter --net=/var/run/netns/" << name_ << " " << binary
                         << " \"$@\"\n";
     ::chmod(path.c_str(), 0755);
     return path.string();

@@ -163,20 +163,34 @@ class ReplicationTest : public ::testing::Test {
     return r;
   }
 
-  // The TCP port of the node that leads `topic` as the first node that
-  // answers sees it; 0 when none is known.
-  int leader_port(const std::string& topic) {
-    for (const auto& n : nodes_) {
-      if (!n->alive()) continue;
-      auto r = replication(n.get(), topic);
-      if (!r || r->leader.empty()) continue;
-      for (const auto& m : nodes_) {
-        if (m->alive() && r->leader.ends_with(":" + std::to_string(m->tcp_port()))) {
-          return m->tcp_port();
+  // Where a consumer finds the leader of `topic`: the TCP port of the node
+  // it is, as the first node that answers sees it (0 when none is known).
+  // Safe on another thread while nodes stop and restart: it uses the ports
+  // taken now, which a restart keeps, and no process handle.
+  std::function<int()> leader_finder(const std::string& topic) const {
+    std::vector<std::pair<int, int>> ports;  // tcp, http
+    for (const auto& n : nodes_) ports.emplace_back(n->tcp_port(), n->http_port());
+    return [ports, topic] {
+      for (const auto& [tcp, http_port] : ports) {
+        HttpClient client(http_port);
+        auto reply = client.request("GET", "/stats?format=json&topic=" + topic, "");
+        if (!reply || reply->status != 200) continue;
+        rapidjson::Document doc;
+        if (doc.Parse(reply->body.c_str()).HasParseError() || !doc.IsObject()) continue;
+        if (!doc.HasMember("topics") || !doc["topics"].IsArray()) continue;
+        for (const auto& t : doc["topics"].GetArray()) {
+          if (!t.IsObject() || !t.HasMember("replication") || !t["replication"].IsObject())
+            continue;
+          const auto& r = t["replication"];
+          if (!r.HasMember("leader") || !r["leader"].IsString()) continue;
+          const std::string leader = r["leader"].GetString();
+          for (const auto& [other_tcp, other_http] : ports) {
+            if (leader.ends_with(":" + std::to_string(other_tcp))) return other_tcp;
+          }
         }
       }
-    }
-    return 0;
+      return 0;
+    };
   }
 
   // Long enough that a loaded machine (CI) does not miss a keep-alive.

@@ -301,7 +301,7 @@ TEST_F(ReplicationTest, NoAcknowledgedMessageIsLostWhenTheLeaderIsKilled) {
 
   // 16 publishers spread over the three nodes (followers pass publishes on),
   // half of them MPUB; a consumer that follows the leader.
-  Consumer consumer([&] { return leader_port("t"); });
+  Consumer consumer(leader_finder("t"));
   Producers producers({a->tcp_port(), b->tcp_port(), c->tcp_port()}, 16, {}, 10);
   // Long enough for the delivery progress to reach the followers a few
   // times (every 400 ms at this lease).
@@ -341,7 +341,7 @@ TEST_F(ReplicationTest, AFollowerKilledAndRestartedCatchesUpAndRejoins) {
   ASSERT_TRUE(http(a, "POST", "/topic/create?topic=t"));
   ASSERT_TRUE(await_epoch(b, "t", 1, kReply));
   ASSERT_TRUE(await_epoch(c, "t", 1, kReply));
-  Consumer consumer([&] { return leader_port("t"); });
+  Consumer consumer(leader_finder("t"));
   Producers producers({a->tcp_port(), b->tcp_port()}, 4, {}, 10);
   ASSERT_TRUE(eventually([&] { return producers.acked() >= 500; }, ms(20000)));
   ASSERT_TRUE(c->kill_now(ms(30000)));
