@@ -21,7 +21,7 @@ bash "$root/scripts/install-deps.sh"
 NSQ_BUILD_DIR="$root/build" bash "$root/scripts/build.sh" -DNSQ_WERROR=ON \
   -DNSQ_BUILD_TESTS=ON -DNSQ_BUILD_BENCHMARKS=ON -DNSQ_BUILD_FUZZERS=ON
 (cd "$root/build" && ctest --output-on-failure --no-tests=error -j 2 --timeout 600 -LE soak)
-(cd "$root/build" && ctest --output-on-failure --no-tests=error -L soak --timeout 600)  # 2-minute soak, alone
+(cd "$root/build" && ctest --output-on-failure --no-tests=error -L soak --timeout 600)  # soaks (nsqd 2 min, cluster 3 min), alone
 
 # Sanitizers (issue 8): tests built once more with ASan+UBSan, then with TSan,
 # with the nsqd, nsqlookupd and tools they spawn. Any report, in a test or in a

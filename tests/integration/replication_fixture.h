@@ -266,15 +266,25 @@ class Producers {
 };
 
 // A consumer of t/c that follows the leader: `leader_port()` says where it
-// is now (0: unknown). It FINs everything and counts deliveries per body.
+// is now (0: unknown), asked again every second, as a client polls
+// nsqlookupd (a former leader keeps the connection open but delivers
+// nothing more). It FINs everything and counts deliveries per body.
 class Consumer {
  public:
   explicit Consumer(std::function<int()> leader_port)
       : thread_([this, leader_port = std::move(leader_port)] {
           RawClient client;
+          int connected_to = 0;
+          auto asked = Clock::now();
           while (go_) {
+            if (client.connected() && Clock::now() - asked >= std::chrono::seconds(1)) {
+              asked = Clock::now();
+              const int now_leading = leader_port();
+              if (now_leading != 0 && now_leading != connected_to) client.close();
+            }
             if (!client.connected()) {
               const int port = leader_port();
+              asked = Clock::now();
               if (port == 0 || !client.connect(port)) {
                 std::this_thread::sleep_for(ms(50));  // polling for the new leader
                 continue;
@@ -286,6 +296,7 @@ class Consumer {
                 std::this_thread::sleep_for(ms(50));
                 continue;
               }
+              connected_to = port;
               client.rdy(100);
             }
             auto r = client.read_skip_heartbeats(ms(200));
