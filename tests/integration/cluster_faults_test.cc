@@ -190,6 +190,13 @@ TEST_F(PartitionTest, ALeaderCutOffAcknowledgesNothingItCouldLoseAndFollowsWhenI
   NsqdProcess* leader =
       r->leader == netns_->host_ip() + ":" + std::to_string(b->tcp_port()) ? b : c;
   const std::size_t leader_index = leader == b ? 1 : 2;
+  // The new leader itself knows it (another node may have read etcd first).
+  ASSERT_TRUE(eventually(
+      [&] {
+        auto rl = replication(leader, "t");
+        return rl && rl->role == "leader" && rl->epoch == 2;
+      },
+      ms(10000)));
   RawClient producer;
   ASSERT_TRUE(producer.connect(leader->tcp_port()));
   producer.magic();

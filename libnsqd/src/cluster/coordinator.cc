@@ -268,6 +268,13 @@ void Coordinator::elect(const View& view, const std::string& topic) {
   Placement p = t.placement;
   p.epoch += 1;
   p.leader = settings_.node_id;
+  // Replicas that are no longer members (the former leader, whose lease
+  // lapsed) leave the in-sync set now: the new leader's first commits need
+  // not wait for them to be found lagging. A subset of an in-sync set holds
+  // every acknowledged message too.
+  std::erase_if(p.isr, [&](const std::string& id) {
+    return id != settings_.node_id && !view.nodes.count(id);
+  });
   auto claimed =
       claim(topic, p,
             etcd::Compare{keys_.topic(topic), etcd::Compare::Target::mod_revision, t.mod_revision});
@@ -276,7 +283,8 @@ void Coordinator::elect(const View& view, const std::string& topic) {
     return;
   }
   if (*claimed) {
-    log_->info("TOPIC({}): leader at epoch {} (was {})", topic, p.epoch, t.placement.leader);
+    log_->info("TOPIC({}): leader at epoch {} (was {}), in sync: {}", topic, p.epoch,
+               t.placement.leader, joined(p.isr));
   }
 }
 
