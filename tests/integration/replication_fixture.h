@@ -47,6 +47,7 @@ struct Replication {
   std::string leader;
   std::vector<std::string> replicas;
   std::vector<std::string> isr;
+  std::map<std::string, std::int64_t> lag;  // on the leader: records per follower
 };
 
 inline std::vector<std::string> strings(const rapidjson::Value& v) {
@@ -144,6 +145,11 @@ class ReplicationTest : public ::testing::Test {
       out.leader = r["leader"].GetString();
       out.replicas = strings(r["replicas"]);
       out.isr = strings(r["isr"]);
+      if (r.HasMember("lag") && r["lag"].IsObject()) {
+        for (const auto& m : r["lag"].GetObject()) {
+          if (m.value.IsInt64()) out.lag[m.name.GetString()] = m.value.GetInt64();
+        }
+      }
       return out;
     }
     return std::nullopt;

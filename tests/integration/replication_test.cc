@@ -348,6 +348,11 @@ TEST_F(ReplicationTest, AFollowerKilledAndRestartedCatchesUpAndRejoins) {
   const std::size_t at_kill = producers.acked();
   EXPECT_TRUE(eventually([&] { return producers.acked() >= at_kill + 500; }, ms(20000)))
       << "publishing goes on with two in sync";
+  // The leader counts what c has not confirmed, in messages.
+  auto behind = replication(a, "t");
+  ASSERT_TRUE(behind);
+  EXPECT_GE(behind->lag[id(c)], 500) << "lag of " << id(c);
+  EXPECT_LT(behind->lag[id(c)], static_cast<std::int64_t>(producers.acked()) + 1000);
   c = restart_node(2);
   ASSERT_TRUE(c);
   EXPECT_TRUE(eventually(

@@ -546,17 +546,45 @@ void Replicator::save_progress() {
   }
 }
 
+namespace {
+
+// Records in [from, end) of `log`: counted in the first kCounted bytes,
+// the rest estimated at their average size (a follower that is far behind
+// costs /stats one bounded read).
+std::int64_t records_between(const ReplicaLog& log, std::uint64_t from, std::uint64_t end,
+                             std::size_t max_record) {
+  constexpr std::size_t kCounted = 4 << 20;
+  from = std::max(from, log.start());
+  if (from >= end) return 0;
+  auto bytes = log.read(from, std::min<std::uint64_t>(end - from, kCounted));
+  if (!bytes) return 0;
+  const ScannedRecords scanned = scan_records(*bytes, max_record);
+  if (scanned.consumed == 0) return 0;
+  const std::uint64_t rest = end - from - scanned.consumed;
+  return static_cast<std::int64_t>(scanned.count + rest * scanned.count / scanned.consumed);
+}
+
+}  // namespace
+
 std::vector<std::pair<std::string, std::int64_t>> Replicator::lag(const std::string& topic) const {
+  std::vector<std::pair<std::string, std::uint64_t>> acked;
+  std::shared_ptr<ReplicaLog> log;
+  {
+    std::lock_guard lock(mu_);
+    auto it = topics_.find(topic);
+    if (it == topics_.end() || !it->second.role.leader) return {};
+    log = it->second.log;
+    for (const auto& r : it->second.role.replicas) {
+      if (r == settings_.node_id) continue;
+      auto f = it->second.followers.find(r);
+      acked.emplace_back(r, f == it->second.followers.end() ? 0 : f->second.acked);
+    }
+  }
+  // The log is read without mu_: publishing does not wait for /stats.
+  const std::uint64_t end = log->end();
   std::vector<std::pair<std::string, std::int64_t>> out;
-  std::lock_guard lock(mu_);
-  auto it = topics_.find(topic);
-  if (it == topics_.end() || !it->second.role.leader) return out;
-  const std::uint64_t end = it->second.log->end();
-  for (const auto& r : it->second.role.replicas) {
-    if (r == settings_.node_id) continue;
-    auto f = it->second.followers.find(r);
-    const std::uint64_t acked = f == it->second.followers.end() ? 0 : f->second.acked;
-    out.emplace_back(r, static_cast<std::int64_t>(end - std::min(end, acked)));
+  for (const auto& [replica, from] : acked) {
+    out.emplace_back(replica, records_between(*log, from, end, settings_.max_record));
   }
   return out;
 }

@@ -101,8 +101,8 @@ class Replicator final : public Replication {
   using FetchReply = std::function<void(int status, std::string body)>;
   void fetch(std::string_view body, FetchReply reply);
 
-  // For /stats: per follower of a topic this node leads, the bytes of log it
-  // has not confirmed yet.
+  // For /stats: per follower of a topic this node leads, the records of its
+  // log it has not confirmed yet (estimated beyond the first 4 MiB).
   std::vector<std::pair<std::string, std::int64_t>> lag(const std::string& topic) const;
 
   // The follower side, for its Fetcher: the topics led by `leader_id`, as

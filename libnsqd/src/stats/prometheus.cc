@@ -149,8 +149,8 @@ std::string render_prometheus(const stats::Snapshot& s) {
   Family r_replicas("nsq_topic_replication_replicas", "gauge", "Replicas of the topic.");
   Family r_isr("nsq_topic_replication_in_sync_replicas", "gauge",
                "Replicas of the topic in sync (the leader included).");
-  Family r_lag("nsq_topic_replication_lag_bytes", "gauge",
-               "Bytes of the leader's replica log a follower has not confirmed (on the leader).");
+  Family r_lag("nsq_topic_replication_lag_messages", "gauge",
+               "Messages of the leader's replica log a follower has not confirmed (on the leader).");
 
   Family c_msgs("nsq_channel_messages_total", "counter",
                 "Messages the channel received from its topic.");
@@ -198,8 +198,8 @@ std::string render_prometheus(const stats::Snapshot& s) {
       r_epoch.add(tl, r->epoch);
       r_replicas.add(tl, static_cast<std::int64_t>(r->replicas.size()));
       r_isr.add(tl, static_cast<std::int64_t>(r->isr.size()));
-      for (const auto& [replica, bytes] : r->lag) {
-        r_lag.add({{"topic", t.name}, {"replica", replica}}, bytes);
+      for (const auto& [replica, records] : r->lag) {
+        r_lag.add({{"topic", t.name}, {"replica", replica}}, records);
       }
     }
     for (const auto& c : t.channels) {

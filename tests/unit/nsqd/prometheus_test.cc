@@ -353,7 +353,7 @@ TEST(Prometheus, ReplicationOnlyInClusterMode) {
   EXPECT_TRUE(has("nsq_topic_replication_epoch" + t + " 4"));
   EXPECT_TRUE(has("nsq_topic_replication_replicas" + t + " 3"));
   EXPECT_TRUE(has("nsq_topic_replication_in_sync_replicas" + t + " 2"));
-  EXPECT_TRUE(has("nsq_topic_replication_lag_bytes{topic=\"" + s.topics[0].name +
+  EXPECT_TRUE(has("nsq_topic_replication_lag_messages{topic=\"" + s.topics[0].name +
                   "\",replica=\"c:4150\"} 1234"));
 }
 
