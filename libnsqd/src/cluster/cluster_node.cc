@@ -67,11 +67,18 @@ void ClusterNode::leadership_changed(const std::vector<Role>& roles) {
     if (was != led_.end() && was->second == epoch) continue;
     if (was == led_.end() && on_leadership_) on_leadership_(topic, true);
     handovers_->submit([this, topic = topic, epoch = epoch] {
-      const auto handover = replicator_->handover(topic);
-      const std::size_t queued = take_over(broker_, topic, handover, max_record_, *log_);
-      log_->info("TOPIC({}): delivering as leader at epoch {} ({} messages queued again)", topic,
-                 epoch, queued);
+      auto handover = std::make_shared<const Replicator::Handover>(replicator_->handover(topic));
+      if (!take_over(broker_, topic, *handover)) return;
+      log_->info("TOPIC({}): delivering as leader at epoch {}", topic, epoch);
       replicator_->delivering(topic, epoch);
+      // The backlog goes back in beside new publishes: a deep one does not
+      // hold this topic's publishing, nor other topics' takeovers, back.
+      replays_->submit([this, topic, epoch, handover] {
+        const std::size_t queued = replay(broker_, topic, *handover, max_record_, *log_, [&] {
+          return !stopping_ && replicator_->leads(topic, epoch);
+        });
+        log_->info("TOPIC({}): {} messages queued again from the replica log", topic, queued);
+      });
     });
   }
   for (const auto& [topic, epoch] : led_) {
@@ -119,8 +126,10 @@ void ClusterNode::start() {
 void ClusterNode::stop() {
   broker_.set_topic_created_hook(nullptr);
   broker_.set_replication(nullptr);
+  stopping_ = true;  // replays in progress end at their next batch
   coordinator_->stop();
   handovers_.reset();  // runs what is queued, then joins
+  replays_.reset();
   replicator_->stop();
 }
 

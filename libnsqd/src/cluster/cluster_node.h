@@ -1,5 +1,6 @@
 #pragma once
 
+#include <atomic>
 #include <cstdint>
 #include <functional>
 #include <map>
@@ -66,6 +67,9 @@ class ClusterNode {
   std::map<std::string, std::uint32_t> led_;
   // Takeovers and step-downs, one at a time in the order leadership changed.
   std::unique_ptr<WorkerPool> handovers_ = std::make_unique<WorkerPool>(1);
+  // Replays of the log into a taken-over topic (they may take a while).
+  std::unique_ptr<WorkerPool> replays_ = std::make_unique<WorkerPool>(2);
+  std::atomic<bool> stopping_{false};
 };
 
 }  // namespace nsq::nsqd::cluster

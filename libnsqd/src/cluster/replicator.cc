@@ -505,6 +505,12 @@ void Replicator::delivering(const std::string& topic, std::uint32_t epoch) {
   later.run();
 }
 
+bool Replicator::leads(const std::string& topic, std::uint32_t epoch) const {
+  std::lock_guard lock(mu_);
+  auto it = topics_.find(topic);
+  return it != topics_.end() && it->second.role.leader && it->second.role.epoch == epoch;
+}
+
 // Each replica keeps the last delivery progress it had in
 // <topic>.replica.state, at most every progress_interval, and deletes the
 // log segments wholly below it (docs/replication.md, "Retention").

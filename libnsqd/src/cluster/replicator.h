@@ -96,6 +96,8 @@ class Replicator final : public Replication {
   // The channels of `topic` hold what they owe as leader at `epoch`:
   // publishes are admitted from now on.
   void delivering(const std::string& topic, std::uint32_t epoch);
+  // Whether this node leads `topic` at `epoch`.
+  bool leads(const std::string& topic, std::uint32_t epoch) const;
 
   // POST /cluster/fetch: `reply(status, body)`, now or when records come.
   using FetchReply = std::function<void(int status, std::string body)>;

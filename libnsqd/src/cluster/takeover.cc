@@ -25,28 +25,37 @@ std::chrono::milliseconds delay_until(std::int64_t defer_until_ms) {
 
 }  // namespace
 
-std::size_t take_over(Broker& broker, const std::string& name, const Replicator::Handover& handover,
-                      std::size_t max_record, spdlog::logger& log) {
+bool take_over(Broker& broker, const std::string& name, const Replicator::Handover& handover) {
   auto topic = broker.get_or_create_topic(name);
-  if (!topic || !handover.log) return 0;
+  if (!topic || !handover.log) return false;
   drop_everything(*topic);
-  const TopicProgress& progress = handover.progress;
-  std::vector<std::pair<std::shared_ptr<Channel>, const OffsetSet*>> channels;
-  for (const auto& [channel_name, c] : progress.channels) {
+  for (const auto& [channel_name, c] : handover.progress.channels) {
     auto ch = topic->get_or_create_channel(channel_name);
-    if (!ch) return 0;
+    if (!ch) return false;
     if (c.paused) {
       ch->pause();
     } else {
       ch->unpause();
     }
-    channels.emplace_back(std::move(ch), &c.finished);
   }
   topic->set_ledger(handover.ledger);
+  return true;
+}
 
+std::size_t replay(Broker& broker, const std::string& name, const Replicator::Handover& handover,
+                   std::size_t max_record, spdlog::logger& log,
+                   const std::function<bool()>& still_leading) {
+  auto topic = broker.find_topic(name);
+  if (!topic || !handover.log) return 0;
+  const TopicProgress& progress = handover.progress;
+  std::vector<std::pair<std::shared_ptr<Channel>, const OffsetSet*>> channels;
+  for (const auto& [channel_name, c] : progress.channels) {
+    if (auto ch = topic->find_channel(channel_name))
+      channels.emplace_back(std::move(ch), &c.finished);
+  }
   std::size_t queued = 0;
   std::uint64_t offset = std::max(progress.low_water(), handover.log->start());
-  while (offset < handover.end) {
+  while (offset < handover.end && still_leading()) {
     auto bytes = handover.log->read(offset, std::max<std::size_t>(max_record, 1 << 20));
     if (!bytes) {
       log.error("TOPIC({}): cannot read the replica log at {} - {}", name, offset,
