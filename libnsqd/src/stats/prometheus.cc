@@ -149,8 +149,9 @@ std::string render_prometheus(const stats::Snapshot& s) {
   Family r_replicas("nsq_topic_replication_replicas", "gauge", "Replicas of the topic.");
   Family r_isr("nsq_topic_replication_in_sync_replicas", "gauge",
                "Replicas of the topic in sync (the leader included).");
-  Family r_lag("nsq_topic_replication_lag_messages", "gauge",
-               "Messages of the leader's replica log a follower has not confirmed (on the leader).");
+  Family r_lag(
+      "nsq_topic_replication_lag_messages", "gauge",
+      "Messages of the leader's replica log a follower has not confirmed (on the leader).");
 
   Family c_msgs("nsq_channel_messages_total", "counter",
                 "Messages the channel received from its topic.");
