@@ -26,15 +26,24 @@
 namespace nsq::integration {
 namespace {
 
+// Every acknowledged message is once in the leader's log; once node 0 (the
+// former leader) is in sync again, once in its log too.
+void expect_held_and_converged(const std::vector<std::string>& acked, NsqdProcess* leader,
+                               std::size_t leader_index, const std::filesystem::path& dir) {
+  EXPECT_EQ(not_once_in_log(dir / ("node" + std::to_string(leader_index)), "t", acked), 0u)
+      << "of " << acked.size() << " acknowledged";
+  EXPECT_TRUE(eventually(
+      [&] {
+        auto rl = ReplicationTest::replication(leader, "t");
+        return rl && rl->isr.size() == 3;
+      },
+      ms(20000)));
+  EXPECT_EQ(not_once_in_log(dir / "node0", "t", acked), 0u) << "node 0's log converged";
+}
+
 TEST_F(ReplicationTest, AFrozenLeaderAcknowledgesNothingItCouldLoseAndFollowsWhenItWakes) {
-  lease_ttl_s_ = 2;
-  auto* a = start_node();
-  auto* b = start_node();
-  auto* c = start_node();
-  ASSERT_TRUE(a && b && c);
-  ASSERT_TRUE(http(a, "POST", "/topic/create?topic=t"));
-  ASSERT_TRUE(await_epoch(b, "t", 1, kReply));
-  ASSERT_TRUE(await_epoch(c, "t", 1, kReply));
+  ASSERT_TRUE(start_three_with_topic());
+  auto *a = nodes_[0].get(), *b = nodes_[1].get(), *c = nodes_[2].get();
 
   Producers producers({a->tcp_port()}, 3);
   ASSERT_TRUE(eventually([&] { return producers.acked() >= 100; }, ms(20000)));
@@ -59,19 +68,7 @@ TEST_F(ReplicationTest, AFrozenLeaderAcknowledgesNothingItCouldLoseAndFollowsWhe
       << a->log();
   const std::vector<std::string> acked = producers.stop();
 
-  const std::size_t lost =
-      not_once_in_log(dir_.path() / ("node" + std::to_string(leader_index)), "t", acked);
-  EXPECT_EQ(lost, 0u) << "of " << acked.size() << " acknowledged";
-
-  // a catches up and is in sync again, holding every acknowledged message.
-  EXPECT_TRUE(eventually(
-      [&] {
-        auto rl = replication(leader, "t");
-        return rl && rl->isr.size() == 3;
-      },
-      ms(20000)));
-  const std::size_t missing_on_a = not_once_in_log(dir_.path() / "node0", "t", acked);
-  EXPECT_EQ(missing_on_a, 0u) << "a's log converged to the leader's";
+  expect_held_and_converged(acked, leader, leader_index, dir_.path());
 }
 
 // A network namespace joined to this one by a veth pair: `host_ip` on this
@@ -219,17 +216,7 @@ TEST_F(PartitionTest, ALeaderCutOffAcknowledgesNothingItCouldLoseAndFollowsWhenI
   EXPECT_TRUE(eventually([&] { return producers.acked() >= cut_off + 100; }, ms(20000)))
       << "publishing to a goes on through the new leader";
   const std::vector<std::string> acked = producers.stop();
-  const std::size_t lost =
-      not_once_in_log(dir_.path() / ("node" + std::to_string(leader_index)), "t", acked);
-  EXPECT_EQ(lost, 0u) << "of " << acked.size() << " acknowledged";
-  EXPECT_TRUE(eventually(
-      [&] {
-        auto rl = replication(leader, "t");
-        return rl && rl->isr.size() == 3;
-      },
-      ms(20000)));
-  const std::size_t missing_on_a = not_once_in_log(dir_.path() / "node0", "t", acked);
-  EXPECT_EQ(missing_on_a, 0u) << "a's log converged to the leader's";
+  expect_held_and_converged(acked, leader, leader_index, dir_.path());
 }
 
 }  // namespace

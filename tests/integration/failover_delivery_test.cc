@@ -87,14 +87,8 @@ class FailoverDeliveryTest : public ReplicationTest {
 };
 
 TEST_F(FailoverDeliveryTest, ANewLeaderDeliversWhatTheOldOneHadNotFinished) {
-  lease_ttl_s_ = 2;
-  auto* a = start_node();
-  auto* b = start_node();
-  auto* c = start_node();
-  ASSERT_TRUE(a && b && c);
-  ASSERT_TRUE(http(a, "POST", "/topic/create?topic=t"));
-  ASSERT_TRUE(await_epoch(b, "t", 1, kReply));
-  ASSERT_TRUE(await_epoch(c, "t", 1, kReply));
+  ASSERT_TRUE(start_three_with_topic());
+  auto *a = nodes_[0].get(), *b = nodes_[1].get(), *c = nodes_[2].get();
   RawClient consumer;
   ASSERT_TRUE(subscribe(consumer, a, "t", "c", 100));
 
@@ -152,14 +146,8 @@ TEST_F(FailoverDeliveryTest, ANewLeaderDeliversWhatTheOldOneHadNotFinished) {
 }
 
 TEST_F(FailoverDeliveryTest, MessagesNoChannelHadYetReachTheFirstChannelOnTheNewLeader) {
-  lease_ttl_s_ = 2;
-  auto* a = start_node();
-  auto* b = start_node();
-  auto* c = start_node();
-  ASSERT_TRUE(a && b && c);
-  ASSERT_TRUE(http(a, "POST", "/topic/create?topic=t"));
-  ASSERT_TRUE(await_epoch(b, "t", 1, kReply));
-  ASSERT_TRUE(await_epoch(c, "t", 1, kReply));
+  ASSERT_TRUE(start_three_with_topic());
+  auto *a = nodes_[0].get(), *b = nodes_[1].get(), *c = nodes_[2].get();
   RawClient producer;
   ASSERT_TRUE(producer.connect(a->tcp_port()));
   producer.magic();

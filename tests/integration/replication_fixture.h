@@ -88,6 +88,18 @@ class ReplicationTest : public ::testing::Test {
     return nodes_.back().get();
   }
 
+  // Three nodes with a 2 s lease and topic "t" placed on all of them, the
+  // first leading; false (after a test failure) when that cannot be had.
+  bool start_three_with_topic(const std::vector<std::string>& extra = {}) {
+    lease_ttl_s_ = 2;
+    for (int i = 0; i < 3; ++i) {
+      if (!start_node(extra)) return false;
+    }
+    return http(nodes_[0].get(), "POST", "/topic/create?topic=t") &&
+           await_epoch(nodes_[1].get(), "t", 1, kReply) &&
+           await_epoch(nodes_[2].get(), "t", 1, kReply);
+  }
+
   // Starts node `index` again after it stopped: the same data directory,
   // flags and ports, so the same node id.
   NsqdProcess* restart_node(std::size_t index) {
@@ -126,6 +138,7 @@ class ReplicationTest : public ::testing::Test {
     return client.request(method, target, body);
   }
 
+ public:
   // The topic's replication on `node`, nullopt when its /stats has none.
   static std::optional<Replication> replication(NsqdProcess* node, const std::string& topic) {
     auto reply = http(node, "GET", "/stats?format=json&topic=" + topic);
@@ -155,6 +168,7 @@ class ReplicationTest : public ::testing::Test {
     return std::nullopt;
   }
 
+ protected:
   // Waits until `node` reports `topic` at `epoch` or later with a leader,
   // and returns that view.
   static std::optional<Replication> await_epoch(NsqdProcess* node, const std::string& topic,

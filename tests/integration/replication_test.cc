@@ -84,14 +84,8 @@ TEST_F(ReplicationTest, ReplicasComeFromTheRequestOrTheDefaultCappedByLiveNodes)
 }
 
 TEST_F(ReplicationTest, KilledLeaderIsReplacedWithinTheLeaseTtl) {
-  lease_ttl_s_ = 2;
-  auto* a = start_node();
-  auto* b = start_node();
-  auto* c = start_node();
-  ASSERT_TRUE(a && b && c);
-  ASSERT_TRUE(http(a, "POST", "/topic/create?topic=t"));
-  ASSERT_TRUE(await_epoch(b, "t", 1, kReply));
-  ASSERT_TRUE(await_epoch(c, "t", 1, kReply));
+  ASSERT_TRUE(start_three_with_topic());
+  auto *a = nodes_[0].get(), *b = nodes_[1].get(), *c = nodes_[2].get();
 
   const auto killed = Clock::now();
   ASSERT_TRUE(a->kill_now());
@@ -290,14 +284,8 @@ TEST_F(ReplicationTest, ConsumersGetOnlyCommittedMessages) {
 }
 
 TEST_F(ReplicationTest, NoAcknowledgedMessageIsLostWhenTheLeaderIsKilled) {
-  lease_ttl_s_ = 2;
-  auto* a = start_node();
-  auto* b = start_node();
-  auto* c = start_node();
-  ASSERT_TRUE(a && b && c);
-  ASSERT_TRUE(http(a, "POST", "/topic/create?topic=t"));
-  ASSERT_TRUE(await_epoch(b, "t", 1, kReply));
-  ASSERT_TRUE(await_epoch(c, "t", 1, kReply));
+  ASSERT_TRUE(start_three_with_topic());
+  auto *a = nodes_[0].get(), *b = nodes_[1].get(), *c = nodes_[2].get();
 
   // 16 publishers spread over the three nodes (followers pass publishes on),
   // half of them MPUB; a consumer that follows the leader.
@@ -333,14 +321,8 @@ TEST_F(ReplicationTest, NoAcknowledgedMessageIsLostWhenTheLeaderIsKilled) {
 }
 
 TEST_F(ReplicationTest, AFollowerKilledAndRestartedCatchesUpAndRejoins) {
-  lease_ttl_s_ = 2;
-  auto* a = start_node();
-  auto* b = start_node();
-  auto* c = start_node();
-  ASSERT_TRUE(a && b && c);
-  ASSERT_TRUE(http(a, "POST", "/topic/create?topic=t"));
-  ASSERT_TRUE(await_epoch(b, "t", 1, kReply));
-  ASSERT_TRUE(await_epoch(c, "t", 1, kReply));
+  ASSERT_TRUE(start_three_with_topic());
+  auto *a = nodes_[0].get(), *b = nodes_[1].get(), *c = nodes_[2].get();
   Consumer consumer(leader_finder("t"));
   Producers producers({a->tcp_port(), b->tcp_port()}, 4, {}, 10);
   ASSERT_TRUE(eventually([&] { return producers.acked() >= 500; }, ms(20000)));

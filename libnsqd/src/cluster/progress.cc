@@ -3,21 +3,14 @@
 #include <algorithm>
 #include <iterator>
 
-#include "nsq/endian.h"
+#include "cluster/binary_io.h"
 
 namespace nsq::nsqd::cluster {
 namespace {
 
-void put32(std::string& out, std::uint32_t v) {
-  char b[4];
-  put_u32be(b, v);
-  out.append(b, 4);
-}
-void put64(std::string& out, std::uint64_t v) {
-  char b[8];
-  put_u64be(b, v);
-  out.append(b, 8);
-}
+using binary::put32;
+using binary::put64;
+using binary::Reader;
 
 void put_set(std::string& out, const OffsetSet& set) {
   put64(out, set.cursor());
@@ -27,45 +20,6 @@ void put_set(std::string& out, const OffsetSet& set) {
     put64(out, end);
   }
 }
-
-class Reader {
- public:
-  explicit Reader(std::string_view bytes) : rest_(bytes) {}
-  bool ok() const { return ok_; }
-  bool done() const { return rest_.empty(); }
-  void fail() { ok_ = false; }
-  std::size_t left() const { return rest_.size(); }
-
-  std::string_view take(std::size_t n) {
-    if (!ok_ || rest_.size() < n) {
-      ok_ = false;
-      return {};
-    }
-    std::string_view out = rest_.substr(0, n);
-    rest_.remove_prefix(n);
-    return out;
-  }
-  std::uint8_t u8() {
-    auto b = take(1);
-    return ok_ ? static_cast<std::uint8_t>(b[0]) : 0;
-  }
-  std::uint16_t u16() {
-    auto b = take(2);
-    return ok_ ? get_u16be(b.data()) : 0;
-  }
-  std::uint32_t u32() {
-    auto b = take(4);
-    return ok_ ? get_u32be(b.data()) : 0;
-  }
-  std::uint64_t u64() {
-    auto b = take(8);
-    return ok_ ? get_u64be(b.data()) : 0;
-  }
-
- private:
-  std::string_view rest_;
-  bool ok_ = true;
-};
 
 }  // namespace
 
@@ -104,9 +58,7 @@ std::string encode(const TopicProgress& progress) {
   put_set(out, progress.handed);
   put32(out, static_cast<std::uint32_t>(progress.channels.size()));
   for (const auto& [name, c] : progress.channels) {
-    out.push_back(static_cast<char>(name.size() >> 8));
-    out.push_back(static_cast<char>(name.size() & 0xff));
-    out += name;
+    binary::put_str(out, name);
     out.push_back(c.paused ? 1 : 0);
     put_set(out, c.finished);
   }
@@ -135,7 +87,7 @@ tl::expected<TopicProgress, std::string> decode_progress(std::string_view bytes)
   read_set(p.handed);
   const std::uint32_t n = r.u32();
   for (std::uint32_t i = 0; i < n && r.ok(); ++i) {
-    std::string name(r.take(r.u16()));
+    std::string name = r.str();
     const std::uint8_t paused = r.u8();
     // In name order, each once, as encode() writes them.
     if (paused > 1 || (!p.channels.empty() && name <= p.channels.rbegin()->first)) r.fail();
