@@ -186,8 +186,12 @@ void GroupCommit::release_writer_role(std::unique_lock<std::mutex>&) {
     return;
   }
   if (open_->records > 0) {
+    // notify_all, not notify_one: the first waiter to find the role free
+    // takes it and the rest wait again, while a notify_one that reached no
+    // sleeper (libstdc++ 12's atomic wait may be between its spin and its
+    // futex, GCC bug 104928) would leave the role free and every member asleep.
     open_->state.store(Batch::kTurn, std::memory_order_release);
-    open_->state.notify_one();
+    open_->state.notify_all();
   }
 }
 
@@ -251,7 +255,7 @@ void GroupCommit::sync_batches(std::unique_lock<std::mutex>& lock) {
   if (control_waiting_ > 0) control_cv_.notify_all();
   if (!unsynced_.empty()) {
     unsynced_.front()->state.store(Batch::kSyncTurn, std::memory_order_release);
-    unsynced_.front()->state.notify_one();
+    unsynced_.front()->state.notify_all();  // as for kTurn above
   }
   // Wake the group without state_.mu held: the callers come straight back to
   // put again, and the next group gathers them sooner if they find it free.
