@@ -116,7 +116,13 @@ std::error_code GroupCommit::append_and_wait(std::span<const std::string_view> r
 void GroupCommit::drive(std::unique_lock<std::mutex>& lock, Batch& mine, std::uint32_t need) {
   for (;;) {
     std::uint32_t state = mine.state.load(std::memory_order_acquire);
-    if (state >= need) return;
+    if (state >= need) {
+      // A batch written while no one held the syncer role (its writer
+      // pushed it and is leaving now, its own put done) has members asleep
+      // since before it was written: tell them the role is theirs.
+      if (!syncing_ && !unsynced_.empty()) hand_on_syncer_role_locked();
+      return;
+    }
     if (!writing_ && control_waiting_ == 0 && open_ && open_->records > 0) {
       write_batches(lock, mine, need);
       continue;
@@ -195,6 +201,15 @@ void GroupCommit::release_writer_role(std::unique_lock<std::mutex>&) {
   }
 }
 
+// With state_.mu held, the syncer role free and batches waiting for an
+// fsync: marks the oldest so that its members wake and one takes the role.
+// The notify is unconditional: members that woke at an earlier mark and
+// found the role taken sleep on the kSyncTurn value already.
+void GroupCommit::hand_on_syncer_role_locked() {
+  unsynced_.front()->state.store(Batch::kSyncTurn, std::memory_order_release);
+  unsynced_.front()->state.notify_all();  // as for kTurn above
+}
+
 // Syncer role: one fdatasync for every batch written and not yet synced.
 // `lock` held on entry and exit.
 void GroupCommit::sync_batches(std::unique_lock<std::mutex>& lock) {
@@ -253,10 +268,7 @@ void GroupCommit::sync_batches(std::unique_lock<std::mutex>& lock) {
   }
   syncing_ = false;
   if (control_waiting_ > 0) control_cv_.notify_all();
-  if (!unsynced_.empty()) {
-    unsynced_.front()->state.store(Batch::kSyncTurn, std::memory_order_release);
-    unsynced_.front()->state.notify_all();  // as for kTurn above
-  }
+  if (!unsynced_.empty()) hand_on_syncer_role_locked();
   // Wake the group without state_.mu held: the callers come straight back to
   // put again, and the next group gathers them sooner if they find it free.
   lock.unlock();

@@ -65,6 +65,7 @@ class GroupCommit {
   void write_batches(std::unique_lock<std::mutex>& lock, const Batch& mine, std::uint32_t need);
   void write_open_batch(std::unique_lock<std::mutex>& lock);
   void sync_batches(std::unique_lock<std::mutex>& lock);
+  void hand_on_syncer_role_locked();
 
   QueueState& state_;
   SegmentWriter& writer_;
