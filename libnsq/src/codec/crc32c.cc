@@ -1,6 +1,11 @@
 #include "nsq/codec/crc32c.h"
 
 #include <array>
+#include <cstring>
+
+#if defined(__x86_64__)
+#include <nmmintrin.h>
+#endif
 
 namespace nsq::codec {
 namespace {
@@ -24,9 +29,7 @@ constexpr Tables make_tables() {
 
 constexpr Tables kTables = make_tables();
 
-}  // namespace
-
-std::uint32_t crc32c(std::string_view data) noexcept {
+std::uint32_t crc32c_tables(std::string_view data) noexcept {
   std::uint32_t crc = 0xffffffffu;
   const auto* p = reinterpret_cast<const unsigned char*>(data.data());
   std::size_t n = data.size();
@@ -42,6 +45,40 @@ std::uint32_t crc32c(std::string_view data) noexcept {
   }
   while (n-- > 0) crc = (crc >> 8) ^ kTables[0][(crc ^ *p++) & 0xff];
   return crc ^ 0xffffffffu;
+}
+
+#if defined(__x86_64__)
+// SSE 4.2's CRC32 instruction computes this very polynomial, eight bytes a
+// cycle or so: the replica log checksums every record it writes and reads.
+__attribute__((target("sse4.2"))) std::uint32_t crc32c_sse42(std::string_view data) noexcept {
+  std::uint64_t crc = 0xffffffffu;
+  const char* p = data.data();
+  std::size_t n = data.size();
+  for (; n >= 8; p += 8, n -= 8) {
+    std::uint64_t word;
+    std::memcpy(&word, p, 8);
+    crc = _mm_crc32_u64(crc, word);
+  }
+  auto crc32 = static_cast<std::uint32_t>(crc);
+  for (; n > 0; ++p, --n) crc32 = _mm_crc32_u8(crc32, static_cast<unsigned char>(*p));
+  return crc32 ^ 0xffffffffu;
+}
+
+bool has_sse42() noexcept {
+  __builtin_cpu_init();  // this runs in a static initializer, maybe before libgcc's
+  return __builtin_cpu_supports("sse4.2");
+}
+
+const bool kHasSse42 = has_sse42();
+#endif
+
+}  // namespace
+
+std::uint32_t crc32c(std::string_view data) noexcept {
+#if defined(__x86_64__)
+  if (kHasSse42) return crc32c_sse42(data);
+#endif
+  return crc32c_tables(data);
 }
 
 }  // namespace nsq::codec

@@ -107,7 +107,7 @@ void Coordinator::tick(Clock::time_point now) {
   // little to the TTL a failover waits for anyway, and at most a second
   // to a hand-over after a clean stop.
   next_refresh_ =
-      now + std::clamp<Clock::duration>(settings_.lease_ttl / 5, std::chrono::milliseconds(200),
+      now + std::clamp<Clock::duration>(lease_period() / 5, std::chrono::milliseconds(200),
                                         std::chrono::seconds(1));
   if (!ensure_lease(now)) return;
   if (now >= next_keepalive_) keep_alive(now);
@@ -141,7 +141,7 @@ bool Coordinator::ensure_lease(Clock::time_point now) {
     lease_ = *lease;
     lease_renewed_ = now;  // before the grant was sent: never later than etcd's clock
   }
-  next_keepalive_ = now + settings_.lease_ttl / 3;
+  next_keepalive_ = now + lease_period() / 3;
   log_->info("CLUSTER: joined {} as {} (lease {:x}, TTL {}s)", keys_.prefix, settings_.node_id,
              *lease, settings_.lease_ttl.count());
   return true;
@@ -169,7 +169,7 @@ void Coordinator::keep_alive(Clock::time_point now) {
   }
   std::lock_guard lock(mu_);
   lease_renewed_ = now;
-  next_keepalive_ = now + settings_.lease_ttl / 3;
+  next_keepalive_ = now + lease_period() / 3;
 }
 
 void Coordinator::refresh() {

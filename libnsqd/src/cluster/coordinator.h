@@ -84,6 +84,9 @@ class Coordinator {
  private:
   using Clock = std::chrono::steady_clock;
 
+  // The TTL in the clock's units: whole seconds divided by 3 or 5 would
+  // round a 2 s TTL's periods down to nothing.
+  Clock::duration lease_period() const { return settings_.lease_ttl; }
   void run();
   // One round: lease, then the view, creations and elections.
   void tick(Clock::time_point now);

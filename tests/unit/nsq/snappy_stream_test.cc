@@ -40,6 +40,28 @@ TEST(Crc32c, KnownVectors) {
   EXPECT_EQ(crc32c(std::string(32, '\xff')), 0x62a8ab43u);
 }
 
+// The bit-at-a-time definition, against which the fast paths (tables, or the
+// CPU's CRC32 instruction) must agree at every length and alignment.
+std::uint32_t crc32c_bitwise(std::string_view data) {
+  std::uint32_t crc = 0xffffffffu;
+  for (unsigned char c : data) {
+    crc ^= c;
+    for (int k = 0; k < 8; ++k) crc = (crc & 1) ? (crc >> 1) ^ 0x82f63b78u : crc >> 1;
+  }
+  return crc ^ 0xffffffffu;
+}
+
+TEST(SnappyStream, Crc32cAgreesWithTheDefinitionAtEveryLengthAndAlignment) {
+  std::string bytes;
+  for (int i = 0; i < 300; ++i) bytes.push_back(static_cast<char>((i * 131 + 7) & 0xff));
+  for (std::size_t at = 0; at < 8; ++at) {
+    for (std::size_t n = 0; at + n <= bytes.size(); n += (n < 40 ? 1 : 37)) {
+      std::string_view piece(bytes.data() + at, n);
+      ASSERT_EQ(crc32c(piece), crc32c_bitwise(piece)) << "at " << at << " length " << n;
+    }
+  }
+}
+
 TEST(SnappyStream, OkFrameIsTheBytesNsqdSends) {
   // tcp-protocol.md: stream identifier, then one stored chunk with the frame.
   std::string out = encode(kOkFrame);
