@@ -143,6 +143,40 @@ TEST_F(ReplicationTest, NodesKeepTheirPlaceAcrossAnEtcdRestart) {
   EXPECT_FALSE(t->leader.empty());
 }
 
+// One of etcd's own counters (its /metrics), -1 when it cannot be read.
+double etcd_counter(int port, const std::string& name) {
+  auto reply = testutil::http_once(port, "GET", "/metrics");
+  if (!reply || reply->status != 200) return -1;
+  const std::string line_start = "\n" + name + " ";
+  const auto at = reply->body.find(line_start);
+  if (at == std::string::npos) return -1;
+  return std::stod(reply->body.substr(at + line_start.size()));
+}
+
+TEST_F(ReplicationTest, AnIdleNodeAsksEtcdAtTheLeasePaceNotInALoop) {
+  // A 2 s TTL: keepalives every 2/3 s and a read of the cluster every
+  // 0.4 s (a TTL in whole seconds divided by 3 once made both 0: a busy loop).
+  lease_ttl_s_ = 2;
+  auto* a = start_node();
+  ASSERT_TRUE(a);
+  ASSERT_TRUE(
+      eventually([&] { return a->log().find("CLUSTER: joined") != std::string::npos; }, kReply));
+  const int port = etcd_.client_port();
+  const double ranges = etcd_counter(port, "etcd_debugging_mvcc_range_total");
+  const double renewals = etcd_counter(port, "etcd_debugging_lease_renewed_total");
+  ASSERT_GE(ranges, 0);
+  ASSERT_GE(renewals, 0);
+  const auto window = std::chrono::seconds(4);
+  std::this_thread::sleep_for(window);  // the span counted, not a wait for an event
+  const double more_ranges = etcd_counter(port, "etcd_debugging_mvcc_range_total") - ranges;
+  const double more_renewals = etcd_counter(port, "etcd_debugging_lease_renewed_total") - renewals;
+  // 4 s / 0.4 s = 10 reads and 4 s / 0.67 s = 6 renewals, with room for a retry.
+  EXPECT_GE(more_ranges, 5);
+  EXPECT_LE(more_ranges, 16);
+  EXPECT_GE(more_renewals, 3);
+  EXPECT_LE(more_renewals, 10);
+}
+
 // --- the data path -----------------------------------------------------
 
 // How many times `needle` occurs in the topic's replica log on `node`
