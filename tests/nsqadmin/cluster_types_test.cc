@@ -136,6 +136,40 @@ TEST(ClusterTypes, VersionOrder) {
   EXPECT_TRUE(version_less("garbage", "0.0.1"));
 }
 
+// One node's /stats of a replicated topic (cluster mode), as `role` sees it.
+std::string replicated_stats(const std::string& role) {
+  return R"({"start_time":1,"topics":[{"topic_name":"t","channels":[],"depth":0,)"
+         R"("backend_depth":0,"message_count":5,"paused":false,"replication":{"role":")" +
+         role +
+         R"(","epoch":3,"leader":"a:4150","replicas":["a:4150","b:4150","c:4150"],)"
+         R"("isr":["a:4150","b:4150"],"lag":)" +
+         (role == "leader" ? R"({"b:4150":0,"c:4150":42})" : "{}") + "}}]}";
+}
+
+TEST(ClusterTypes, ASummedTopicShowsTheLeadersReplication) {
+  auto follower = parse_nsqd_stats(replicated_stats("follower"), 0).value()[0];
+  auto leader = parse_nsqd_stats(replicated_stats("leader"), 0).value()[0];
+  ASSERT_TRUE(leader.replication);
+  EXPECT_EQ(leader.replication->isr.size(), 2u);
+  for (bool leader_first : {true, false}) {
+    TopicStats sum;
+    sum.add(leader_first ? leader : follower);
+    sum.add(leader_first ? follower : leader);
+    ASSERT_TRUE(sum.replication);
+    EXPECT_EQ(sum.replication->role, "leader") << leader_first;
+    EXPECT_EQ(sum.replication->lag.size(), 2u);
+  }
+  TopicStats plain;
+  plain.add(parse_nsqd_stats(kStats, 0).value()[0]);
+  EXPECT_FALSE(plain.replication) << "not in cluster mode";
+
+  JsonOut out;
+  out.replication(*leader.replication);
+  EXPECT_EQ(out.take(),
+            R"({"role":"leader","epoch":3,"leader":"a:4150","replicas":["a:4150","b:4150",)"
+            R"("c:4150"],"isr":["a:4150","b:4150"],"lag":{"b:4150":0,"c:4150":42}})");
+}
+
 TEST(ClusterJson, GoFieldNamesAndNullLists) {
   JsonOut out;
   Producer p;

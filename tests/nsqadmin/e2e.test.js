@@ -10,91 +10,14 @@
 // SCREENSHOT_DIR (where the page screenshots go), CHROMIUM (default
 // /usr/bin/chromium). Exit 0 pass, 1 fail, 77 skipped (no chromium).
 
-const {spawn} = require('node:child_process')
+const {
+  CHROMIUM, SCREENSHOT_DIR, STEP_TIMEOUT_MS, chromium, startServer, http, eventually, tempDir, run,
+} = require('./harness.js')
 const fs = require('node:fs')
-const os = require('node:os')
 const path = require('node:path')
 const net = require('node:net')
 const nodeHttp = require('node:http')
 const assert = require('node:assert/strict')
-
-const SKIP = 77
-const CHROMIUM = process.env.CHROMIUM || '/usr/bin/chromium'
-const SCREENSHOT_DIR = process.env.SCREENSHOT_DIR || path.join(process.cwd(), 'screenshots')
-const STEP_TIMEOUT_MS = 15000
-
-if (!fs.existsSync(CHROMIUM)) {
-  console.log(`SKIP: chromium not found at ${CHROMIUM} (apt-get install chromium chromium-driver; scripts/install-deps.sh installs it)`)
-  process.exit(SKIP)
-}
-let chromium
-try {
-  ({chromium} = require('playwright-core'))
-} catch (err) {
-  console.error(`cannot load playwright-core (${err.message}): tests/nsqadmin/node_modules is missing: run scripts/install-deps.sh`)
-  process.exit(1)
-}
-for (const v of ['NSQD_BIN', 'NSQLOOKUPD_BIN', 'NSQADMIN_BIN']) {
-  if (!process.env[v] || !fs.existsSync(process.env[v])) {
-    console.error(`${v} is not set or does not exist (${process.env[v]})`)
-    process.exit(1)
-  }
-}
-
-const children = []
-const tmpDirs = []
-
-// Starts a server and resolves with the ports its log announces.
-function startServer(name, bin, args, want) {
-  return new Promise((resolve, reject) => {
-    const proc = spawn(bin, args, {stdio: ['ignore', 'pipe', 'pipe']})
-    children.push(proc)
-    let log = ''
-    const timer = setTimeout(() => reject(new Error(`${name} did not start in time:\n${log}`)), 10000)
-    const onData = (d) => {
-      log += d
-      const ports = {}
-      for (const kind of want) {
-        const m = new RegExp(`${kind}: listening on 127\\.0\\.0\\.1:(\\d+)`).exec(log)
-        if (!m) return
-        ports[kind.toLowerCase()] = Number(m[1])
-      }
-      clearTimeout(timer)
-      resolve({proc, ...ports, log: () => log})
-    }
-    proc.stdout.setEncoding('utf8')
-    proc.stderr.setEncoding('utf8')
-    proc.stdout.on('data', onData)
-    proc.stderr.on('data', onData)
-    proc.on('exit', (code, sig) => {
-      clearTimeout(timer)
-      reject(new Error(`${name} exited (${code ?? sig}) before listening:\n${log}`))
-    })
-  })
-}
-
-async function http(port, method, target, body) {
-  const resp = await fetch(`http://127.0.0.1:${port}${target}`, {method, body})
-  const text = await resp.text()
-  return {status: resp.status, text, json: () => JSON.parse(text)}
-}
-
-// Polls fn until it returns a truthy value (bounded); nsqd registration with
-// lookupd and message delivery are asynchronous and only visible via APIs.
-async function eventually(what, fn, timeoutMs = STEP_TIMEOUT_MS) {
-  const deadline = Date.now() + timeoutMs
-  let last
-  while (Date.now() < deadline) {
-    try {
-      last = await fn()
-      if (last) return last
-    } catch (err) {
-      last = err
-    }
-    await new Promise((r) => setTimeout(r, 50))
-  }
-  throw new Error(`timed out waiting for ${what} (last: ${last instanceof Error ? last.message : JSON.stringify(last)})`)
-}
 
 // A minimal NSQ V2 consumer (SUB + RDY, FIN every message) counting deliveries.
 function consume(tcpPort, topic, channel) {
@@ -137,8 +60,7 @@ async function main() {
     ['--tcp-address=127.0.0.1:0', '--http-address=127.0.0.1:0'], ['TCP', 'HTTP'])
   const nsqd = []
   for (let i = 0; i < 2; i++) {
-    const dataPath = fs.mkdtempSync(path.join(os.tmpdir(), 'nsqadmin-e2e-'))
-    tmpDirs.push(dataPath)
+    const dataPath = tempDir('nsqadmin-e2e-')
     nsqd.push(await startServer(`nsqd${i}`, process.env.NSQD_BIN, [
       '--tcp-address=127.0.0.1:0', '--http-address=127.0.0.1:0', `--data-path=${dataPath}`,
       '--broadcast-address=127.0.0.1', `--lookupd-tcp-address=127.0.0.1:${lookupd.tcp}`,
@@ -370,29 +292,4 @@ async function main() {
   console.log(`screenshots in ${SCREENSHOT_DIR}`)
 }
 
-function cleanup() {
-  for (const c of children) {
-    if (c.exitCode === null && c.signalCode === null) c.kill('SIGKILL')
-  }
-  for (const d of tmpDirs) fs.rmSync(d, {recursive: true, force: true})
-}
-
-const watchdog = setTimeout(() => {
-  console.error('nsqadmin e2e: overall timeout')
-  cleanup()
-  process.exit(1)
-}, 150000)
-
-main().then(() => {
-  clearTimeout(watchdog)
-  cleanup()
-  process.exit(0)
-}, (err) => {
-  clearTimeout(watchdog)
-  console.error(`FAIL: ${err.stack || err}`)
-  for (const c of children) {
-    if (c.exitCode === null && c.signalCode === null) c.kill('SIGKILL')
-  }
-  cleanup()
-  process.exit(1)
-})
+run('nsqadmin e2e', main, 150000)

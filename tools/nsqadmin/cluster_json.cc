@@ -269,6 +269,37 @@ void JsonOut::topic_fields(const TopicStats& t) {
   boolean(t.paused);
   key("e2e_processing_latency");
   latency(t.e2e_processing_latency);
+  if (t.replication) {
+    key("replication");
+    replication(*t.replication);
+  }
+}
+
+void JsonOut::replication(const stats::Replication& r) {
+  auto list = [&](const std::vector<std::string>& v) {
+    begin_array();
+    for (const auto& s : v) string(s);
+    end_array();
+  };
+  begin_object();
+  key("role");
+  string(r.role);
+  key("epoch");
+  integer(r.epoch);
+  key("leader");
+  string(r.leader);
+  key("replicas");
+  list(r.replicas);
+  key("isr");
+  list(r.isr);
+  key("lag");
+  begin_object();
+  for (const auto& [node, records] : r.lag) {
+    key(node);
+    integer(records);
+  }
+  end_object();
+  end_object();
 }
 
 void JsonOut::topic(const TopicStats& t) {

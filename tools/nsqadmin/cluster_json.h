@@ -38,6 +38,8 @@ class JsonOut {
   void latency(const LatencyAggregate& e);
   void channel(const ChannelStats& c);
   void topic(const TopicStats& t);
+  // nsqd's /stats "replication" object, as nsqd writes it.
+  void replication(const stats::Replication& r);
   // The fields of a stats object without the braces (Go embeds the struct in
   // the answer next to "message").
   void channel_fields(const ChannelStats& c);

@@ -115,6 +115,7 @@ TopicStats node_topic(const stats::Topic& t, std::int64_t start_time, std::int64
   s.message_count = static_cast<std::int64_t>(t.message_count);
   s.paused = t.paused;
   s.e2e_processing_latency = node_latency(t.e2e);
+  s.replication = t.replication;
   for (const auto& c : t.channels) s.channels.push_back(node_channel(c, t.name, now_s));
   return s;
 }
@@ -184,6 +185,9 @@ void TopicStats::add(const TopicStats& a) {
   backend_depth += a.backend_depth;
   message_count += a.message_count;
   if (a.paused) paused = true;
+  if (a.replication && (!replication || a.replication->role == "leader")) {
+    replication = a.replication;
+  }
   for (const auto& ac : a.channels) {
     auto it = std::find_if(channels.begin(), channels.end(), [&](const ChannelStats& c) {
       return c.channel_name == ac.channel_name;

@@ -1,6 +1,7 @@
 #pragma once
 
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <tl/expected.hpp>
 #include <vector>
@@ -94,8 +95,12 @@ struct TopicStats {
   std::vector<ChannelStats> channels;
   bool paused = false;
   LatencyAggregate e2e_processing_latency;
+  // Cluster mode (nsq-cpp, docs/replication.md): as the node reports it;
+  // summed, the leader's (it alone knows the followers' lag).
+  std::optional<stats::Replication> replication;
 
-  // Go's TopicStats.Add: sums a's counters and its channels (by name) into this.
+  // Go's TopicStats.Add: sums a's counters and its channels (by name) into
+  // this; the replication of the leader among them.
   void add(const TopicStats& a);
 };
 

@@ -1,5 +1,6 @@
 #include "cluster/fetcher.h"
 
+#include <algorithm>
 #include <charconv>
 
 #include "cluster/replicator.h"
@@ -9,12 +10,14 @@ namespace nsq::nsqd::cluster {
 
 Fetcher::Fetcher(Replicator& replicator, Settings settings, std::shared_ptr<spdlog::logger> log)
     : replicator_(replicator), settings_(std::move(settings)), log_(std::move(log)) {
+  syncer_ = std::thread([this] { sync_loop(); });
   thread_ = std::thread([this] { run(); });
 }
 
 Fetcher::~Fetcher() {
   request_stop();
   thread_.join();
+  syncer_.join();
 }
 
 void Fetcher::request_stop() {
@@ -23,6 +26,41 @@ void Fetcher::request_stop() {
     stopping_ = true;
   }
   wake_.notify_all();
+  sync_cv_.notify_all();
+}
+
+void Fetcher::sync_loop() {
+  std::unique_lock lock(mu_);
+  for (;;) {
+    // What was asked for is fsynced before the thread ends: the fetch
+    // thread may have confirmed nothing of it yet, but a restart finds it.
+    sync_cv_.wait(lock, [&] { return sync_wanted_ || stopping_; });
+    if (!sync_wanted_) break;
+    sync_wanted_ = false;
+    syncing_ = true;
+    lock.unlock();
+    const bool ok = replicator_.sync_followed(settings_.leader_id);
+    lock.lock();
+    syncing_ = false;
+    if (!ok) sync_failed_ = true;
+    sync_cv_.notify_all();
+  }
+}
+
+void Fetcher::want_sync() {
+  {
+    std::lock_guard lock(mu_);
+    sync_wanted_ = true;
+  }
+  sync_cv_.notify_all();
+}
+
+bool Fetcher::await_sync() {
+  std::unique_lock lock(mu_);
+  sync_cv_.wait(lock, [&] { return (!sync_wanted_ && !syncing_) || stopping_; });
+  const bool ok = !sync_failed_;
+  sync_failed_ = false;
+  return ok;
 }
 
 void Fetcher::set_address(const std::string& leader_http) {
@@ -32,7 +70,10 @@ void Fetcher::set_address(const std::string& leader_http) {
 
 void Fetcher::run() {
   for (;;) {
-    const bool ok = fetch_once();
+    const Fetched fetched = fetch_once();
+    // Nothing new: what is written waits for its fsync, whose confirmation
+    // the next request carries.
+    const bool ok = fetched == Fetched::records || (fetched == Fetched::nothing && await_sync());
     std::unique_lock lock(mu_);
     if (stopping_) break;
     // After a failure (the leader down, nothing to follow yet), a pause
@@ -43,13 +84,17 @@ void Fetcher::run() {
   finished_.store(true, std::memory_order_release);
 }
 
-bool Fetcher::fetch_once() {
+Fetcher::Fetched Fetcher::fetch_once() {
   wire::FetchRequest request;
-  request.wait_ms = settings_.wait_ms;
   request.max_bytes = settings_.max_bytes;
   request.node = settings_.node_id;
   request.topics = replicator_.followed(settings_.leader_id);
-  if (request.topics.empty()) return false;
+  if (request.topics.empty()) return Fetched::failed;
+  // While an fsync runs, an answer without records is wanted at once: the
+  // confirmation it will allow must not wait behind a held request.
+  const bool unsynced = std::any_of(request.topics.begin(), request.topics.end(),
+                                    [](const wire::FetchTopic& t) { return t.durable < t.offset; });
+  request.wait_ms = unsynced ? 0 : settings_.wait_ms;
   std::string address;
   {
     std::lock_guard lock(mu_);
@@ -65,7 +110,7 @@ bool Fetcher::fetch_once() {
       log_->error("CLUSTER: leader {} advertises no host:port ({})", settings_.leader_id, address);
       last_error_ = address;
     }
-    return false;
+    return Fetched::failed;
   }
   http::ClientRequest r;
   r.method = "POST";
@@ -96,14 +141,18 @@ bool Fetcher::fetch_once() {
                  answers.error());
       last_error_ = answers.error();
     }
-    return false;
+    return Fetched::failed;
   }
   last_error_.clear();
   bool absorbed = true;
+  bool records = false;
   for (const auto& answer : *answers) {
     absorbed = replicator_.absorb(settings_.leader_id, answer) && absorbed;
+    records = records || !answer.records.empty();
   }
-  return absorbed;
+  if (records) want_sync();  // before a failure's pause: what was written gets fsynced
+  if (!absorbed) return Fetched::failed;
+  return records ? Fetched::records : Fetched::nothing;
 }
 
 }  // namespace nsq::nsqd::cluster

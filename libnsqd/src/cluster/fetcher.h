@@ -16,12 +16,16 @@ class Replicator;
 
 // A follower's pull from one leader node (docs/replication.md, "The data
 // path"): a thread that asks the leader's POST /cluster/fetch for every
-// topic this node follows there, hands each answer to the Replicator (which
-// writes and fsyncs it), and asks again at once, so its next request
-// confirms what the last one brought.
+// topic this node follows there and hands each answer to the Replicator,
+// which writes it; a second thread fsyncs what was written. The fetch
+// thread asks again at once while records come, so the next batch travels
+// while the last one is fsynced; each request says what is fsynced, which
+// is what commits a publish. With nothing new and an fsync running, it
+// asks with no wait, then waits for the fsync, so that its confirmation
+// goes out as soon as it is true.
 //
 // Thread safety: set_address(), request_stop() and finished() from any
-// thread; the destructor stops the thread (waiting for at most one request:
+// thread; the destructor stops the threads (waiting for at most one request:
 // call request_stop() first and destroy it once finished() to wait for
 // nothing).
 class Fetcher {
@@ -48,9 +52,16 @@ class Fetcher {
   bool finished() const { return finished_.load(std::memory_order_acquire); }
 
  private:
+  enum class Fetched { records, nothing, failed };
+
   void run();
-  // One request; false when it failed (then the loop waits a little).
-  bool fetch_once();
+  // One request; failed: the loop waits a little.
+  Fetched fetch_once();
+  void sync_loop();
+  // Asks the syncer to fsync what is written now.
+  void want_sync();
+  // Waits until no fsync is asked for or running; false when one failed.
+  bool await_sync();
 
   Replicator& replicator_;
   Settings settings_;  // leader_http guarded by mu_
@@ -61,6 +72,14 @@ class Fetcher {
   bool stopping_ = false;   // guarded by mu_
   std::string last_error_;  // the thread's own: each distinct failure logged once
   std::atomic<bool> finished_{false};
+
+  // The syncer's state, guarded by mu_.
+  std::condition_variable sync_cv_;
+  bool sync_wanted_ = false;
+  bool syncing_ = false;
+  bool sync_failed_ = false;  // the last fsync failed (cleared when read)
+
+  std::thread syncer_;
   std::thread thread_;
 };
 

@@ -20,6 +20,7 @@ std::string encode(const FetchRequest& request) {
     put32(out, t.epoch);
     put32(out, t.log_epoch);
     put64(out, t.offset);
+    put64(out, t.durable);
   }
   return out;
 }
@@ -53,6 +54,8 @@ tl::expected<FetchRequest, std::string> decode_request(std::string_view body) {
     t.epoch = r.u32();
     t.log_epoch = r.u32();
     t.offset = r.u64();
+    t.durable = r.u64();
+    if (t.durable > t.offset) r.fail();
   }
   if (!r.ok() || !r.done()) return tl::unexpected(std::string("malformed fetch request"));
   return request;

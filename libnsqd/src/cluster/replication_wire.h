@@ -14,6 +14,7 @@
 //
 // Request:  [u32 wait ms][u32 max bytes per topic][str node][u16 n] then n x
 //           [str topic][u32 epoch][u32 last epoch in the follower's log][u64 offset]
+//           [u64 durable]
 // Answer:   [u16 n] then n x
 //           [str topic][u8 status][u32 epoch][u64 value][u32 length][records]
 //           [u32 length][delivery progress (progress.h); empty: unchanged]
@@ -23,7 +24,11 @@ struct FetchTopic {
   std::string topic;
   std::uint32_t epoch = 0;      // the epoch the follower follows (from etcd)
   std::uint32_t log_epoch = 0;  // the last epoch in its own log
-  std::uint64_t offset = 0;     // its log's end: everything before is fsynced there
+  std::uint64_t offset = 0;     // its log's end: where the records asked for begin
+  // What of its log it has fsynced (at most offset): the follower writes
+  // what it fetched and asks for more while an fsync of it runs, so a
+  // request confirms what an earlier one brought (docs/replication.md).
+  std::uint64_t durable = 0;
 
   bool operator==(const FetchTopic&) const = default;
 };

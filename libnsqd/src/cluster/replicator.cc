@@ -101,6 +101,9 @@ void Replicator::lead_locked(Topic& t, Later& later) {
   t.led_epoch = t.role.epoch;
   t.commit = 0;
   t.followers.clear();
+  // What it wrote as a follower may still wait for its fsync.
+  t.unsynced = true;
+  work_ = true;
   // Every follower gets a lag period to show up before it counts as lagging.
   const auto now = Clock::now();
   for (const auto& r : t.role.replicas) {
@@ -381,7 +384,7 @@ std::vector<wire::FetchAnswer> Replicator::answer_locked(const wire::FetchReques
       continue;
     }
     Follower& f = t.followers[request.node];
-    f.acked = asked.offset;
+    f.acked = asked.durable;
     if (asked.offset == end) f.caught_up = now;
     a.value = t.commit;
     if (asked.offset < end) {

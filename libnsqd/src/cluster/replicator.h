@@ -110,9 +110,13 @@ class Replicator final : public Replication {
   // The follower side, for its Fetcher: the topics led by `leader_id`, as
   // fetch entries (its epoch, its log's last epoch and end).
   std::vector<wire::FetchTopic> followed(const std::string& leader_id) const;
-  // Applies one fetch answer to a followed topic's log; false when this
-  // node failed to (its disk: the fetcher waits before it asks again).
+  // Applies one fetch answer to a followed topic's log, written but not yet
+  // fsynced; false when this node failed to (its disk: the fetcher waits
+  // before it asks again).
   bool absorb(const std::string& leader_id, const wire::FetchAnswer& answer);
+  // Fsyncs the logs of the topics led by `leader_id` (a fetcher's syncer);
+  // false when one failed.
+  bool sync_followed(const std::string& leader_id);
 
  private:
   using Clock = std::chrono::steady_clock;

@@ -1,6 +1,8 @@
-// The follower side of the Replicator: what a Fetcher asks for, and what
-// it brings back written into the topic's log.
+// The follower side of the Replicator: what a Fetcher asks for, what it
+// brings back written into the topic's log, and the fsyncs of those logs.
 #include "cluster/replicator.h"
+
+#include <algorithm>
 
 #include "nsq/endian.h"
 
@@ -17,7 +19,9 @@ std::vector<wire::FetchTopic> Replicator::followed(const std::string& leader_id)
   std::lock_guard lock(mu_);
   for (const auto& [name, t] : topics_) {
     if (t.role.leader || t.role.leader_id != leader_id) continue;
-    out.push_back({name, t.role.epoch, t.log->last_epoch(), t.log->end()});
+    const std::uint64_t end = t.log->end();
+    out.push_back(
+        {name, t.role.epoch, t.log->last_epoch(), end, std::min(t.log->durable_end(), end)});
   }
   return out;
 }
@@ -94,11 +98,25 @@ bool Replicator::absorb(const std::string& leader_id, const wire::FetchAnswer& a
     }
     rest.remove_prefix(run);
   }
-  if (auto ec = log->sync()) {
-    log_->error("TOPIC({}): cannot fsync the replica log - {}", answer.topic, ec.message());
-    return false;
-  }
   return true;
+}
+
+bool Replicator::sync_followed(const std::string& leader_id) {
+  std::vector<std::pair<std::string, std::shared_ptr<ReplicaLog>>> logs;
+  {
+    std::lock_guard lock(mu_);
+    for (const auto& [name, t] : topics_) {
+      if (!t.role.leader && t.role.leader_id == leader_id) logs.emplace_back(name, t.log);
+    }
+  }
+  bool ok = true;
+  for (const auto& [name, log] : logs) {
+    if (auto ec = log->sync()) {
+      log_->error("TOPIC({}): cannot fsync the replica log - {}", name, ec.message());
+      ok = false;
+    }
+  }
+  return ok;
 }
 
 }  // namespace nsq::nsqd::cluster

@@ -182,9 +182,9 @@ TEST(Topology, RolesSayWhoLeadsAndWhereToFetch) {
 }
 
 TEST(ReplicationWire, FetchRequestsAndAnswersRoundTrip) {
-  wire::FetchRequest request{500, 1 << 20, "b:1", {{"t", 4, 3, 634}, {"u", 1, 0, 0}}};
+  wire::FetchRequest request{500, 1 << 20, "b:1", {{"t", 4, 3, 634, 600}, {"u", 1, 0, 0, 0}}};
   const std::string bytes = wire::encode(request);
-  EXPECT_EQ(bytes.size(), 4 + 4 + 2 + 3 + 2 + (2 + 1 + 4 + 4 + 8) * 2);
+  EXPECT_EQ(bytes.size(), 4 + 4 + 2 + 3 + 2 + (2 + 1 + 4 + 4 + 8 + 8) * 2);
   EXPECT_EQ(wire::decode_request(bytes), request);
   std::vector<wire::FetchAnswer> answers = {
       {"t", wire::FetchStatus::ok, 4, 600, "records", "progress"},
@@ -196,11 +196,14 @@ TEST(ReplicationWire, FetchRequestsAndAnswersRoundTrip) {
 }
 
 TEST(ReplicationWire, RefusesShortLongAndUnknownBodies) {
-  const std::string request = wire::encode(wire::FetchRequest{1, 2, "n", {{"t", 1, 1, 1}}});
+  const std::string request = wire::encode(wire::FetchRequest{1, 2, "n", {{"t", 1, 1, 1, 1}}});
   for (std::size_t cut = 0; cut < request.size(); ++cut) {
     EXPECT_FALSE(wire::decode_request(request.substr(0, cut))) << cut;
   }
   EXPECT_FALSE(wire::decode_request(request + "x")) << "trailing bytes";
+  // Fsynced beyond its own end: no follower can have that.
+  EXPECT_FALSE(
+      wire::decode_request(wire::encode(wire::FetchRequest{1, 2, "n", {{"t", 1, 1, 1, 2}}})));
   std::string answers = wire::encode({{"t", wire::FetchStatus::ok, 1, 1, "r", "p"}});
   EXPECT_FALSE(wire::decode_answers(answers.substr(0, answers.size() - 1)));
   answers[2 + 2 + 1] = 9;  // status

@@ -46,6 +46,30 @@ function channelRows(topic, channels, ctx) {
     h('td', {class: 'num'}, num(c.client_count))))
 }
 
+// Cluster mode (nsq-cpp): the topic's replicas as its leader reports them,
+// each in sync or not and how many messages of the leader's log it has not
+// confirmed.
+function replicationSection(r) {
+  if (!r) return null
+  const lag = r.lag || {}
+  const rows = (r.replicas || []).map((node) => {
+    const leads = node === r.leader
+    const inSync = (r.isr || []).includes(node)
+    return h('tr', {'data-replica': node},
+      h('td', null, node),
+      h('td', null, leads ? h('span', {class: 'badge', 'data-testid': 'replica-leader'}, 'leader') : 'follower'),
+      h('td', null, inSync ? 'yes' : h('span', {class: 'badge warn', 'data-testid': 'replica-out-of-sync'}, 'no')),
+      h('td', {class: 'num'}, leads ? '' : (node in lag ? num(lag[node]) : '?')))
+  })
+  return h('div', {'data-testid': 'topic-replication'},
+    h('h3', null, 'Replication'),
+    h('div', {class: 'stats'},
+      stat('Leader', r.leader || 'none', 'replication-leader'),
+      stat('Epoch', num(r.epoch), 'replication-epoch'),
+      stat('In sync', `${(r.isr || []).length} of ${(r.replicas || []).length}`, 'replication-isr')),
+    table('topic-replicas', ['Replica', 'Role', 'In Sync', 'Lag (messages)'], rows, 'no replicas'))
+}
+
 export const topicPage = {
   nav: 'topics',
   title: (p) => `Topic ${p.topic}`,
@@ -70,6 +94,7 @@ export const topicPage = {
         stat('Channels', num((t.channels || []).length), 'topic-channel-count')),
       graphiteSection('topic-graphite', t.graphite),
       latencyTable('topic-latency', t.e2e_processing_latency),
+      replicationSection(t.replication),
       h('h3', null, 'Nodes'),
       table('topic-nodes', ['NSQd Host', 'Depth', 'Memory', 'Disk', 'Messages', 'Rate', '', ''],
         nodeRows(topic, t.nodes || [], ctx), 'no nsqd produces this topic'),
