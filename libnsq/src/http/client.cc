@@ -2,6 +2,8 @@
 
 #include <fcntl.h>
 #include <netdb.h>
+#include <netinet/in.h>
+#include <netinet/tcp.h>
 #include <poll.h>
 #include <sys/socket.h>
 #include <unistd.h>
@@ -50,6 +52,7 @@ class Fd {
   Fd(const Fd&) = delete;
   Fd& operator=(const Fd&) = delete;
   int get() const { return fd_; }
+  int release() { return std::exchange(fd_, -1); }
 
  private:
   int fd_;
@@ -148,6 +151,35 @@ tl::expected<ClientResponse, std::string> exchange_tls(
   }
 }
 
+// Reads one response from a plain connection. `received`: whether any byte
+// came (a kept connection the server closed before answering has none).
+tl::expected<ClientResponse, std::string> read_one(int fd, bool head_request, std::size_t max_body,
+                                                   Clock::time_point deadline,
+                                                   const std::string& where,
+                                                   bool* received = nullptr) {
+  std::string raw;
+  bool eof = false;
+  char buf[65536];
+  for (;;) {
+    detail::ReadStep step = detail::read_response(raw, eof, head_request, max_body, where);
+    if (step.status == detail::ReadStep::Status::done) return std::move(step.response);
+    if (step.status == detail::ReadStep::Status::error)
+      return tl::unexpected(std::move(step.error));
+    if (!wait_for(fd, POLLIN, deadline)) return tl::unexpected("read " + where + ": i/o timeout");
+    ssize_t n = ::recv(fd, buf, sizeof buf, 0);
+    if (n < 0) {
+      if (errno == EINTR || errno == EAGAIN) continue;
+      return tl::unexpected("read " + where + ": " + std::strerror(errno));
+    }
+    if (n == 0) {
+      eof = true;
+    } else {
+      raw.append(buf, static_cast<std::size_t>(n));
+      if (received) *received = true;
+    }
+  }
+}
+
 // Sends `raw_request` on a new connection and reads one response.
 tl::expected<ClientResponse, std::string> exchange(const std::string& host, std::uint16_t port,
                                                    std::string_view raw_request, bool head_request,
@@ -165,28 +197,7 @@ tl::expected<ClientResponse, std::string> exchange(const std::string& host, std:
   if (auto sent = send_all(fd->get(), raw_request, deadline, where); !sent) {
     return tl::unexpected(sent.error());
   }
-
-  std::string raw;
-  bool eof = false;
-  char buf[16384];
-  for (;;) {
-    detail::ReadStep step = detail::read_response(raw, eof, head_request, max_body, where);
-    if (step.status == detail::ReadStep::Status::done) return std::move(step.response);
-    if (step.status == detail::ReadStep::Status::error)
-      return tl::unexpected(std::move(step.error));
-    if (!wait_for(fd->get(), POLLIN, deadline))
-      return tl::unexpected("read " + where + ": i/o timeout");
-    ssize_t n = ::recv(fd->get(), buf, sizeof buf, 0);
-    if (n < 0) {
-      if (errno == EINTR || errno == EAGAIN) continue;
-      return tl::unexpected("read " + where + ": " + std::strerror(errno));
-    }
-    if (n == 0) {
-      eof = true;
-    } else {
-      raw.append(buf, static_cast<std::size_t>(n));
-    }
-  }
+  return read_one(fd->get(), head_request, max_body, deadline, where);
 }
 
 bool has_header(const HeaderList& headers, std::string_view lower_name) {
@@ -227,7 +238,9 @@ tl::expected<ClientResponse, std::string> get(const std::string& host, std::uint
   return exchange(host, port, raw, false, connect_timeout, request_timeout, max_body);
 }
 
-tl::expected<ClientResponse, std::string> request(const ClientRequest& req) {
+namespace {
+
+std::string raw_request(const ClientRequest& req, bool keep_alive) {
   std::string raw = req.method + " " + (req.target.empty() ? "/" : req.target) + " HTTP/1.1\r\n";
   if (!has_header(req.headers, "host")) raw += "Host: " + host_port(req.host, req.port) + "\r\n";
   for (const auto& [name, value] : req.headers) raw += name + ": " + value + "\r\n";
@@ -235,11 +248,62 @@ tl::expected<ClientResponse, std::string> request(const ClientRequest& req) {
       !has_header(req.headers, "content-length")) {
     raw += "Content-Length: " + std::to_string(req.body.size()) + "\r\n";
   }
-  if (!has_header(req.headers, "connection")) raw += "Connection: close\r\n";
+  if (!keep_alive && !has_header(req.headers, "connection")) raw += "Connection: close\r\n";
   raw += "\r\n";
   raw += req.body;
-  return exchange(req.host, req.port, raw, req.method == "HEAD", req.connect_timeout,
-                  req.request_timeout, req.max_body, req.tls.enable ? &req.tls : nullptr);
+  return raw;
+}
+
+bool wants_close(const ClientResponse& response) {
+  for (const auto& [name, value] : response.headers) {
+    if (name == "connection" && lower(value) == "close") return true;
+  }
+  return false;
+}
+
+}  // namespace
+
+tl::expected<ClientResponse, std::string> request(const ClientRequest& req) {
+  return exchange(req.host, req.port, raw_request(req, false), req.method == "HEAD",
+                  req.connect_timeout, req.request_timeout, req.max_body,
+                  req.tls.enable ? &req.tls : nullptr);
+}
+
+KeptConnection::~KeptConnection() { close(); }
+
+void KeptConnection::close() {
+  if (fd_ >= 0) ::close(fd_);
+  fd_ = -1;
+}
+
+tl::expected<ClientResponse, std::string> KeptConnection::request(const ClientRequest& req) {
+  const std::string where = host_port(req.host, req.port);
+  if (where != where_) close();
+  const std::string raw = raw_request(req, true);
+  const auto deadline = Clock::now() + req.request_timeout;
+  for (int attempt = 0;; ++attempt) {
+    const bool reused = fd_ >= 0;
+    if (!reused) {
+      auto fd = connect_to(req.host, req.port, req.connect_timeout, deadline);
+      if (!fd) return tl::unexpected(fd.error());
+      // One write per request, sent at once: no wait for the ack of the last.
+      const int one = 1;
+      ::setsockopt(fd->get(), IPPROTO_TCP, TCP_NODELAY, &one, sizeof one);
+      fd_ = fd->release();
+      where_ = where;
+    }
+    bool received = false;
+    auto sent = send_all(fd_, raw, deadline, where);
+    auto response =
+        sent ? read_one(fd_, req.method == "HEAD", req.max_body, deadline, where, &received)
+             : tl::unexpected(sent.error());
+    if (response && !wants_close(*response)) return response;
+    close();
+    // The server closed a kept connection before answering (its idle
+    // timeout): the request goes once more on a new one.
+    if (!response && reused && !received && attempt == 0) continue;
+    return response;
+  }
 }
 
 tl::expected<Url, std::string> parse_url(std::string_view url) {

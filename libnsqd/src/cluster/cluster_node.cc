@@ -26,9 +26,11 @@ ClusterNode::ClusterNode(etcd::Client etcd, const Options& o, std::string node_i
   rs.segment_bytes = static_cast<std::uint64_t>(o.max_bytes_per_file);
   rs.max_record = static_cast<std::size_t>(o.max_msg_size) + kMessageHeaderSize + kLogRecordHeader;
   max_record_ = rs.max_record;
+  const auto lease_ms = std::chrono::duration_cast<std::chrono::milliseconds>(lease_ttl);
   rs.progress_interval = std::clamp<std::chrono::milliseconds>(
-      std::chrono::duration_cast<std::chrono::milliseconds>(lease_ttl) / 5,
-      std::chrono::milliseconds(200), std::chrono::milliseconds(1000));
+      lease_ms / 20, std::chrono::milliseconds(50), std::chrono::milliseconds(250));
+  rs.save_interval = std::clamp<std::chrono::milliseconds>(
+      lease_ms / 5, std::chrono::milliseconds(200), std::chrono::milliseconds(1000));
   rs.connect_timeout =
       std::chrono::duration_cast<std::chrono::milliseconds>(o.http_client_connect_timeout);
   Replicator::Hooks rh;

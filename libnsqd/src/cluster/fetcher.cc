@@ -124,7 +124,7 @@ Fetcher::Fetched Fetcher::fetch_once() {
   r.request_timeout = std::chrono::milliseconds(settings_.wait_ms) + settings_.connect_timeout +
                       std::chrono::seconds(5);
   r.max_body = std::size_t(settings_.max_bytes) * request.topics.size() + (1 << 20);
-  auto response = http::request(r);
+  auto response = connection_.request(r);
   std::string failure;
   if (!response) {
     failure = response.error();

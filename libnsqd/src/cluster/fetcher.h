@@ -10,6 +10,8 @@
 
 #include <spdlog/logger.h>
 
+#include "nsq/http/client.h"
+
 namespace nsq::nsqd::cluster {
 
 class Replicator;
@@ -69,8 +71,9 @@ class Fetcher {
 
   std::mutex mu_;
   std::condition_variable wake_;
-  bool stopping_ = false;   // guarded by mu_
-  std::string last_error_;  // the thread's own: each distinct failure logged once
+  bool stopping_ = false;            // guarded by mu_
+  std::string last_error_;           // the thread's own: each distinct failure logged once
+  http::KeptConnection connection_;  // the fetch thread's
   std::atomic<bool> finished_{false};
 
   // The syncer's state, guarded by mu_.

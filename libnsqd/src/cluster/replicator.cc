@@ -404,11 +404,14 @@ void Replicator::answer_held_locked(bool only_with_records, Clock::time_point no
     // Reading without recording acks again: answer_locked is idempotent for
     // the same request, and the offsets asked have not changed.
     auto answers = answer_locked(it->request, &has_records);
-    if (only_with_records && !has_records && now < it->deadline) {
+    // Delivery progress that is due is news too: consumers finish messages
+    // while nothing is published, and a failover redelivers what the
+    // followers have not heard was finished.
+    const bool progress = attach_progress_locked(it->request.node, answers, now);
+    if (only_with_records && !has_records && !progress && now < it->deadline) {
       ++it;
       continue;
     }
-    attach_progress_locked(it->request.node, answers, now);
     later.calls.push_back([reply = std::move(it->reply), body = wire::encode(answers)]() mutable {
       reply(200, std::move(body));
     });
@@ -417,10 +420,12 @@ void Replicator::answer_held_locked(bool only_with_records, Clock::time_point no
 }
 
 // The delivery progress goes with an answer about as often as
-// progress_interval, when it changed since the follower last got it.
-void Replicator::attach_progress_locked(const std::string& node,
+// progress_interval, when it changed since the follower last got it;
+// whether it went with any.
+bool Replicator::attach_progress_locked(const std::string& node,
                                         std::vector<wire::FetchAnswer>& answers,
                                         Clock::time_point now) {
+  bool attached = false;
   for (auto& a : answers) {
     if (a.status != wire::FetchStatus::ok) continue;
     auto it = topics_.find(a.topic);
@@ -432,7 +437,9 @@ void Replicator::attach_progress_locked(const std::string& node,
     a.progress = encode(t.ledger->progress());
     f.progress_sent = version;
     f.progress_at = now;
+    attached = true;
   }
+  return attached;
 }
 
 void Replicator::fetch(std::string_view body, FetchReply reply) {
@@ -515,11 +522,11 @@ bool Replicator::leads(const std::string& topic, std::uint32_t epoch) const {
 }
 
 // Each replica keeps the last delivery progress it had in
-// <topic>.replica.state, at most every progress_interval, and deletes the
+// <topic>.replica.state, at most every save_interval, and deletes the
 // log segments wholly below it (docs/replication.md, "Retention").
 void Replicator::save_progress() {
   const auto now = Clock::now();
-  if (now - progress_saved_ < settings_.progress_interval) return;
+  if (now - progress_saved_ < settings_.save_interval) return;
   progress_saved_ = now;
   struct Dirty {
     std::string topic;

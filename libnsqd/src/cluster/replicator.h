@@ -48,9 +48,11 @@ class Replicator final : public Replication {
     std::uint64_t segment_bytes = 104857600;
     std::size_t max_record = 1048576 + 64;
     std::chrono::milliseconds connect_timeout{1000};
-    // How often a leader sends its delivery progress to each follower (and
-    // each replica saves it).
-    std::chrono::milliseconds progress_interval{1000};
+    // How often a leader sends its delivery progress to each follower (what
+    // a failover may deliver twice), and how often each replica saves it
+    // (what a restart of all of them may).
+    std::chrono::milliseconds progress_interval{250};
+    std::chrono::milliseconds save_interval{1000};
   };
   struct Hooks {
     // Asks etcd to record `isr` as the topic's in-sync set at `epoch` (this
@@ -182,7 +184,7 @@ class Replicator final : public Replication {
   std::vector<wire::FetchAnswer> answer_locked(const wire::FetchRequest& request,
                                                bool* any_records);
   void answer_held_locked(bool only_with_records, Clock::time_point now, Later& later);
-  void attach_progress_locked(const std::string& node, std::vector<wire::FetchAnswer>& answers,
+  bool attach_progress_locked(const std::string& node, std::vector<wire::FetchAnswer>& answers,
                               Clock::time_point now);
   std::size_t insync_needed(const Topic& t) const;
   static bool taking_over(const Topic& t) {

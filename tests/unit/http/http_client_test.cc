@@ -12,6 +12,7 @@
 #include <mutex>
 #include <string>
 #include <thread>
+#include <vector>
 
 #include "nsq/http/client.h"
 #include "nsq/http/server.h"
@@ -195,6 +196,86 @@ TEST(Request, PostToServerWithHeadersAndBody) {
   EXPECT_EQ(seen.body, "hello");
   EXPECT_EQ(seen.header("user-agent").value_or(""), "nsq_to_http v1.3.0");
   EXPECT_EQ(seen.header("content-type").value_or(""), "text/plain");
+}
+
+TEST(KeptConnection, RequestsShareOneConnection) {
+  std::mutex mu;
+  std::vector<std::string> peers;
+  Server server({}, [&](Request r, ReplyFn reply) {
+    {
+      std::lock_guard lock(mu);
+      peers.push_back(r.remote_address);
+    }
+    Response resp;
+    resp.body = r.body;
+    reply(std::move(resp));
+  });
+  ASSERT_EQ(server.listen("127.0.0.1:0"), "");
+  server.start();
+  KeptConnection connection;
+  ClientRequest req;
+  req.method = "POST";
+  req.host = "127.0.0.1";
+  req.port = server.port();
+  for (int i = 0; i < 5; ++i) {
+    req.body = "n" + std::to_string(i);
+    auto resp = connection.request(req);
+    ASSERT_TRUE(resp) << resp.error();
+    EXPECT_EQ(resp->body, req.body);
+  }
+  std::lock_guard lock(mu);
+  ASSERT_EQ(peers.size(), 5u);
+  for (const auto& p : peers) EXPECT_EQ(p, peers[0]) << "one connection for all";
+}
+
+// The server closes a kept connection after reading the next request
+// without answering it (as at its idle timeout): the request goes again
+// on a new connection.
+TEST(KeptConnection, ARequestTheServerDroppedGoesAgainOnANewConnection) {
+  int listen_fd = ::socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+  sockaddr_in addr{};
+  addr.sin_family = AF_INET;
+  addr.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+  ASSERT_EQ(::bind(listen_fd, reinterpret_cast<sockaddr*>(&addr), sizeof addr), 0);
+  ASSERT_EQ(::listen(listen_fd, 4), 0);
+  socklen_t len = sizeof addr;
+  ::getsockname(listen_fd, reinterpret_cast<sockaddr*>(&addr), &len);
+  auto read_head = [](int fd) {
+    std::string got;
+    char buf[4096];
+    while (got.find("\r\n\r\n") == std::string::npos) {
+      ssize_t n = ::recv(fd, buf, sizeof buf, 0);
+      if (n <= 0) return false;
+      got.append(buf, static_cast<std::size_t>(n));
+    }
+    return true;
+  };
+  auto answer = [](int fd, std::string_view body) {
+    std::string out = "HTTP/1.1 200 OK\r\nContent-Length: " + std::to_string(body.size()) +
+                      "\r\n\r\n" + std::string(body);
+    ::send(fd, out.data(), out.size(), MSG_NOSIGNAL);
+  };
+  std::thread peer([&] {
+    int first = ::accept(listen_fd, nullptr, nullptr);
+    if (read_head(first)) answer(first, "one");
+    read_head(first);
+    ::close(first);  // the second request, unanswered
+    int second = ::accept(listen_fd, nullptr, nullptr);
+    if (read_head(second)) answer(second, "two");
+    ::close(second);
+  });
+  KeptConnection connection;
+  ClientRequest req;
+  req.host = "127.0.0.1";
+  req.port = ntohs(addr.sin_port);
+  auto one = connection.request(req);
+  auto two = connection.request(req);
+  peer.join();
+  ::close(listen_fd);
+  ASSERT_TRUE(one) << one.error();
+  EXPECT_EQ(one->body, "one");
+  ASSERT_TRUE(two) << two.error();
+  EXPECT_EQ(two->body, "two");
 }
 
 TEST(Request, EmptyPostSendsContentLengthZero) {

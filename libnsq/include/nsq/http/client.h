@@ -67,6 +67,28 @@ struct ClientRequest {
 // failed: ..." or "tls: client certificate ...: ...".
 tl::expected<ClientResponse, std::string> request(const ClientRequest& request);
 
+// Requests to one server over one connection kept open between them
+// (HTTP/1.1 keep-alive), for a caller that asks the same server many times a
+// second (a cluster follower's fetches): no connect, accept and close per
+// request. A request to another host:port closes the kept connection first.
+// A request on a kept connection that the server closed before answering is
+// sent again on a new one: only for requests that may be repeated. No TLS.
+// Not thread-safe.
+class KeptConnection {
+ public:
+  KeptConnection() = default;
+  ~KeptConnection();
+  KeptConnection(const KeptConnection&) = delete;
+  KeptConnection& operator=(const KeptConnection&) = delete;
+
+  tl::expected<ClientResponse, std::string> request(const ClientRequest& request);
+  void close();
+
+ private:
+  int fd_ = -1;
+  std::string where_;  // host:port of fd_
+};
+
 // The parts of an absolute http:// or https:// URL that a request needs.
 struct Url {
   bool https = false;        // scheme https: the request needs ClientTls::enable
