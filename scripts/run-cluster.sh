@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Installs what is missing, builds, and runs a replicated cluster on localhost
-# (docs/replication.md): etcd (client 2379, data in ./data-cluster/etcd),
+# (docs/replication.md): etcd (client 2389, data in ./data-cluster/etcd),
 # nsqlookupd (4160/4161), three nsqd in cluster mode (TCP 4150/4250/4350, HTTP
 # 4151/4251/4351, data in ./data-cluster/nsqd-N) and nsqadmin
 # (http://127.0.0.1:4171). Topics get three replicas, a publish needs two in

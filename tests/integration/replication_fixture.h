@@ -50,6 +50,12 @@ struct Replication {
   std::map<std::string, std::int64_t> lag;  // on the leader: records per follower
 };
 
+// A node's TCP address as the test reaches it; port 0: none.
+struct Endpoint {
+  std::string host = "127.0.0.1";
+  int port = 0;
+};
+
 inline std::vector<std::string> strings(const rapidjson::Value& v) {
   std::vector<std::string> out;
   if (!v.IsArray()) return out;
@@ -72,9 +78,12 @@ class ReplicationTest : public ::testing::Test {
 
   // Starts one nsqd in cluster mode; its node id is 127.0.0.1:<tcp port>.
   // `binary`: another command that runs nsqd (empty: nsqd itself).
-  NsqdProcess* start_node(std::vector<std::string> extra = {}, std::string binary = {}) {
+  // `host`: where the test reaches it (another network namespace's address).
+  NsqdProcess* start_node(std::vector<std::string> extra = {}, std::string binary = {},
+                          std::string host = "127.0.0.1") {
     NsqdProcess::Options o;
     o.binary = std::move(binary);
+    o.host = std::move(host);
     o.data_path = dir_.path() / ("node" + std::to_string(nodes_.size()));
     std::filesystem::create_directories(o.data_path);
     o.require_http = true;
@@ -105,8 +114,13 @@ class ReplicationTest : public ::testing::Test {
   NsqdProcess* restart_node(std::size_t index) {
     NsqdProcess::Options o = options_.at(index);
     const NsqdProcess& old = *nodes_.at(index);
-    o.extra_args.push_back("--tcp-address=127.0.0.1:" + std::to_string(old.tcp_port()));
-    o.extra_args.push_back("--http-address=127.0.0.1:" + std::to_string(old.http_port()));
+    // On the interface it listened on before (all of them for a node that
+    // other namespaces reach).
+    const bool everywhere = std::find(o.extra_args.begin(), o.extra_args.end(),
+                                      "--tcp-address=0.0.0.0:0") != o.extra_args.end();
+    const std::string listen = everywhere ? "0.0.0.0:" : "127.0.0.1:";
+    o.extra_args.push_back("--tcp-address=" + listen + std::to_string(old.tcp_port()));
+    o.extra_args.push_back("--http-address=" + listen + std::to_string(old.http_port()));
     auto node = launch(o);
     if (!node) return nullptr;
     nodes_[index] = std::move(node);
@@ -134,7 +148,7 @@ class ReplicationTest : public ::testing::Test {
   static std::optional<testutil::HttpReply> http(NsqdProcess* node, std::string_view method,
                                                  std::string_view target,
                                                  std::string_view body = {}) {
-    HttpClient client(node->http_port());
+    HttpClient client(node->host(), node->http_port());
     return client.request(method, target, body);
   }
 
@@ -183,16 +197,21 @@ class ReplicationTest : public ::testing::Test {
     return r;
   }
 
-  // Where a consumer finds the leader of `topic`: the TCP port of the node
-  // it is, as the first node that answers sees it (0 when none is known).
-  // Safe on another thread while nodes stop and restart: it uses the ports
-  // taken now, which a restart keeps, and no process handle.
-  std::function<int()> leader_finder(const std::string& topic) const {
-    std::vector<std::pair<int, int>> ports;  // tcp, http
-    for (const auto& n : nodes_) ports.emplace_back(n->tcp_port(), n->http_port());
-    return [ports, topic] {
-      for (const auto& [tcp, http_port] : ports) {
-        HttpClient client(http_port);
+  // Where a consumer finds the leader of `topic`: the node it is, as the
+  // first node that answers sees it (port 0 when none is known). Safe on
+  // another thread while nodes stop and restart: it uses the addresses taken
+  // now, which a restart keeps, and no process handle.
+  std::function<Endpoint()> leader_finder(const std::string& topic) const {
+    struct Node {
+      std::string host;
+      int tcp, http;
+    };
+    std::vector<Node> nodes;
+    for (const auto& n : nodes_) nodes.push_back({n->host(), n->tcp_port(), n->http_port()});
+    return [nodes, topic]() -> Endpoint {
+      for (const auto& node : nodes) {
+        // Briefly: a node cut off answers nothing.
+        HttpClient client(node.host, node.http, ms(1000));
         auto reply = client.request("GET", "/stats?format=json&topic=" + topic, "");
         if (!reply || reply->status != 200) continue;
         rapidjson::Document doc;
@@ -204,12 +223,12 @@ class ReplicationTest : public ::testing::Test {
           const auto& r = t["replication"];
           if (!r.HasMember("leader") || !r["leader"].IsString()) continue;
           const std::string leader = r["leader"].GetString();
-          for (const auto& [other_tcp, other_http] : ports) {
-            if (leader.ends_with(":" + std::to_string(other_tcp))) return other_tcp;
+          for (const auto& other : nodes) {
+            if (leader.ends_with(":" + std::to_string(other.tcp))) return {other.host, other.tcp};
           }
         }
       }
-      return 0;
+      return {};
     };
   }
 
@@ -229,9 +248,11 @@ class ReplicationTest : public ::testing::Test {
 // on each producer's thread (e.g. to join a network namespace).
 class Producers {
  public:
-  Producers(std::vector<int> ports, int count, std::function<void()> enter = {}, int mpub = 1) {
+  // `name` starts every body (two groups of producers need two names).
+  Producers(std::vector<int> ports, int count, std::function<void()> enter = {}, int mpub = 1,
+            std::string name = "p") {
     for (int p = 0; p < count; ++p) {
-      threads_.emplace_back([this, ports, p, enter, mpub] {
+      threads_.emplace_back([this, ports, p, enter, mpub, name] {
         if (enter) enter();
         RawClient client;
         std::size_t at = static_cast<std::size_t>(p);
@@ -247,7 +268,7 @@ class Producers {
           std::vector<std::string> bodies;
           const int n = (p % 2 == 1 && mpub > 1) ? mpub : 1;
           for (int k = 0; k < n; ++k) {
-            bodies.push_back("p" + std::to_string(p) + "-m" + std::to_string(i) + "-" +
+            bodies.push_back(name + std::to_string(p) + "-m" + std::to_string(i) + "-" +
                              std::to_string(k) + ".");
           }
           const bool sent = n == 1 ? client.pub("t", bodies[0]) : client.mpub("t", bodies);
@@ -291,21 +312,22 @@ class Producers {
 // nothing more). It FINs everything and counts deliveries per body.
 class Consumer {
  public:
-  explicit Consumer(std::function<int()> leader_port)
-      : thread_([this, leader_port = std::move(leader_port)] {
+  explicit Consumer(std::function<Endpoint()> find_leader)
+      : thread_([this, find_leader = std::move(find_leader)] {
           RawClient client;
           int connected_to = 0;
           auto asked = Clock::now();
           while (go_) {
             if (client.connected() && Clock::now() - asked >= std::chrono::seconds(1)) {
               asked = Clock::now();
-              const int now_leading = leader_port();
+              const int now_leading = find_leader().port;
               if (now_leading != 0 && now_leading != connected_to) client.close();
             }
             if (!client.connected()) {
-              const int port = leader_port();
+              const Endpoint leader = find_leader();
+              const int port = leader.port;
               asked = Clock::now();
-              if (port == 0 || !client.connect(port)) {
+              if (port == 0 || !client.connect(leader.host, port)) {
                 std::this_thread::sleep_for(ms(50));  // polling for the new leader
                 continue;
               }

@@ -70,12 +70,16 @@ std::string HttpReply::describe() const {
 }
 
 HttpClient::HttpClient(int port, std::chrono::milliseconds timeout)
-    : port_(port), timeout_(timeout) {}
+    : HttpClient("127.0.0.1", port, timeout) {}
+
+HttpClient::HttpClient(std::string host, int port, std::chrono::milliseconds timeout)
+    : host_(std::move(host)), port_(port), timeout_(timeout) {}
 
 HttpClient::~HttpClient() { close(); }
 
 HttpClient::HttpClient(HttpClient&& other) noexcept
-    : port_(other.port_),
+    : host_(std::move(other.host_)),
+      port_(other.port_),
       timeout_(other.timeout_),
       fd_(std::exchange(other.fd_, -1)),
       eof_(other.eof_),
@@ -86,6 +90,7 @@ HttpClient::HttpClient(HttpClient&& other) noexcept
 HttpClient& HttpClient::operator=(HttpClient&& other) noexcept {
   if (this != &other) {
     close();
+    host_ = std::move(other.host_);
     port_ = other.port_;
     timeout_ = other.timeout_;
     fd_ = std::exchange(other.fd_, -1);
@@ -106,15 +111,18 @@ void HttpClient::close() {
 
 bool HttpClient::connect() {
   close();
+  sockaddr_in addr{};
+  addr.sin_family = AF_INET;
+  addr.sin_port = htons(static_cast<uint16_t>(port_));
+  if (::inet_pton(AF_INET, host_.c_str(), &addr.sin_addr) != 1) {
+    error_ = "not an IPv4 address: " + host_;
+    return false;
+  }
   int fd = ::socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
   if (fd < 0) {
     error_ = std::string("socket: ") + std::strerror(errno);
     return false;
   }
-  sockaddr_in addr{};
-  addr.sin_family = AF_INET;
-  addr.sin_port = htons(static_cast<uint16_t>(port_));
-  addr.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
   // A send to a server that does not read must not block forever.
   timeval tv{};
   tv.tv_sec = static_cast<time_t>(timeout_.count() / 1000);
@@ -287,7 +295,7 @@ std::optional<HttpReply> HttpClient::request(std::string_view method, std::strin
                                              std::string_view body, const Headers& headers) {
   if (!usable() && !connect()) return std::nullopt;
   std::string req = std::string(method) + " " + std::string(target) + " HTTP/1.1\r\n";
-  if (!has_header(headers, "host")) req += "Host: 127.0.0.1:" + std::to_string(port_) + "\r\n";
+  if (!has_header(headers, "host")) req += "Host: " + host_ + ":" + std::to_string(port_) + "\r\n";
   auto te = header_value(headers, "transfer-encoding");
   bool chunked = te && lower(*te).find("chunked") != std::string::npos;
   if (!chunked && !has_header(headers, "content-length") &&

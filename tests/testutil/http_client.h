@@ -46,6 +46,9 @@ class HttpClient {
 
   explicit HttpClient(int port,
                       std::chrono::milliseconds timeout = std::chrono::milliseconds(5000));
+  // `host`: an IPv4 address (the one above is 127.0.0.1).
+  HttpClient(std::string host, int port,
+             std::chrono::milliseconds timeout = std::chrono::milliseconds(5000));
   ~HttpClient();
   HttpClient(HttpClient&& other) noexcept;
   HttpClient& operator=(HttpClient&& other) noexcept;
@@ -78,6 +81,7 @@ class HttpClient {
   bool usable();            // an open connection the server has not closed
   std::optional<HttpReply> fail(std::string why);
 
+  std::string host_;
   int port_;
   std::chrono::milliseconds timeout_;
   int fd_ = -1;

@@ -95,6 +95,7 @@ std::string NsqdProcess::start(const Options& options) {
   s.args.insert(s.args.end(), options.extra_args.begin(), options.extra_args.end());
   s.require_http = options.require_http;
   s.start_timeout = options.start_timeout;
+  host_ = options.host;
   return spawn(s);
 }
 

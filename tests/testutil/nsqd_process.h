@@ -96,10 +96,17 @@ class NsqdProcess : public ServerProcess {
     bool http = true;                     // --http-address=127.0.0.1:0 (else "")
     bool require_http = false;            // start() fails if HTTP never announces its port
     std::chrono::milliseconds start_timeout{10000};
+    // Where the test reaches it (IPv4): 127.0.0.1, or its address in another
+    // network namespace.
+    std::string host = "127.0.0.1";
   };
 
   // Empty string on success, else a description (with the captured log).
   std::string start(const Options& options);
+  const std::string& host() const { return host_; }
+
+ private:
+  std::string host_ = "127.0.0.1";
 };
 
 // nsqlookupd; by default on 127.0.0.1 ephemeral TCP and HTTP ports (waits for both).

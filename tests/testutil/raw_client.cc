@@ -22,13 +22,15 @@ namespace {
 
 using Clock = std::chrono::steady_clock;
 
-int connect_loopback(int port, std::chrono::milliseconds io_timeout) {
-  int fd = ::socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
-  if (fd < 0) return -1;
+// `host`: an IPv4 address. The send timeout also bounds the connect (a
+// host cut off never answers the SYN).
+int connect_to(const std::string& host, int port, std::chrono::milliseconds io_timeout) {
   sockaddr_in addr{};
   addr.sin_family = AF_INET;
   addr.sin_port = htons(static_cast<uint16_t>(port));
-  addr.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+  if (::inet_pton(AF_INET, host.c_str(), &addr.sin_addr) != 1) return -1;
+  int fd = ::socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+  if (fd < 0) return -1;
   // A blocked send (server not reading) must not hang a test forever.
   timeval tv{};
   tv.tv_sec = static_cast<time_t>(io_timeout.count() / 1000);
@@ -97,9 +99,11 @@ RawClient& RawClient::operator=(RawClient&& other) noexcept {
   return *this;
 }
 
-bool RawClient::connect(int port) {
+bool RawClient::connect(int port) { return connect("127.0.0.1", port); }
+
+bool RawClient::connect(const std::string& host, int port) {
   close();
-  fd_ = connect_loopback(port, std::chrono::milliseconds(10000));
+  fd_ = connect_to(host, port, std::chrono::milliseconds(10000));
   decoder_ = FrameDecoder();
   eof_ = false;
   return fd_ >= 0;
@@ -248,7 +252,7 @@ std::optional<TestMessage> to_test_message(const Frame& frame) {
 
 std::optional<HttpResponse> http_request(int port, std::string_view method, std::string_view target,
                                          std::string_view body, std::chrono::milliseconds timeout) {
-  int fd = connect_loopback(port, timeout);
+  int fd = connect_to("127.0.0.1", port, timeout);
   if (fd < 0) return std::nullopt;
   std::string req =
       std::string(method) + " " + std::string(target) + " HTTP/1.0\r\nHost: 127.0.0.1\r\n" +

@@ -32,7 +32,8 @@ class RawClient {
   RawClient(const RawClient&) = delete;
   RawClient& operator=(const RawClient&) = delete;
 
-  bool connect(int port);
+  bool connect(int port);                           // on 127.0.0.1
+  bool connect(const std::string& host, int port);  // host: an IPv4 address
   bool connected() const { return fd_ >= 0; }
   void close();
 
