@@ -103,11 +103,11 @@ void Coordinator::run() {
 }
 
 void Coordinator::tick(Clock::time_point now) {
-  // Polling is the watch (docs/replication.md): a fifth of the TTL adds
+  // Polling is the watch (docs/replication.md): a tenth of the TTL adds
   // little to the TTL a failover waits for anyway, and at most a second
   // to a hand-over after a clean stop.
   next_refresh_ =
-      now + std::clamp<Clock::duration>(lease_period() / 5, std::chrono::milliseconds(200),
+      now + std::clamp<Clock::duration>(lease_period() / 10, std::chrono::milliseconds(100),
                                         std::chrono::seconds(1));
   if (!ensure_lease(now)) return;
   if (now >= next_keepalive_) keep_alive(now);

@@ -18,6 +18,7 @@ Replicator::~Replicator() { stop(); }
 
 void Replicator::start() {
   thread_ = std::thread([this] { run(); });
+  saver_ = std::thread([this] { save_loop(); });
 }
 
 void Replicator::stop() {
@@ -42,9 +43,10 @@ void Replicator::stop() {
     admitting_.clear();
   }
   wake_.notify_all();
+  stop_cv_.notify_all();
   if (thread_.joinable()) thread_.join();
+  if (saver_.joinable()) saver_.join();
   later.run();
-  progress_saved_ = {};
   save_progress();   // what a restart of this node takes over from
   fetchers.clear();  // joins their threads, which call back into this object
   retiring.clear();
@@ -521,13 +523,21 @@ bool Replicator::leads(const std::string& topic, std::uint32_t epoch) const {
   return it != topics_.end() && it->second.role.leader && it->second.role.epoch == epoch;
 }
 
+// On a thread of its own: a save (a write, an fsync and a rename per topic)
+// must not delay the fsyncs of the logs that publishes wait for.
+void Replicator::save_loop() {
+  std::unique_lock lock(mu_);
+  while (!stop_cv_.wait_for(lock, settings_.save_interval, [&] { return stopping_; })) {
+    lock.unlock();
+    save_progress();
+    lock.lock();
+  }
+}
+
 // Each replica keeps the last delivery progress it had in
-// <topic>.replica.state, at most every save_interval, and deletes the
-// log segments wholly below it (docs/replication.md, "Retention").
+// <topic>.replica.state, every save_interval, and deletes the log segments
+// wholly below it (docs/replication.md, "Retention").
 void Replicator::save_progress() {
-  const auto now = Clock::now();
-  if (now - progress_saved_ < settings_.save_interval) return;
-  progress_saved_ = now;
   struct Dirty {
     std::string topic;
     std::uint64_t version;
@@ -650,7 +660,6 @@ void Replicator::run() {
       });
     }
     later.run();
-    save_progress();
     std::vector<std::unique_ptr<Fetcher>> finished;
     {
       std::lock_guard lock(mu_);

@@ -36,6 +36,7 @@ class Fetcher;
 // Thread safety: every member may be called from any thread. One thread of
 // its own fsyncs the logs and keeps time (held fetches, lagging followers,
 // publishes waiting too long); callbacks run there or on a fetcher's thread.
+// Another saves the delivery progress.
 class Replicator final : public Replication {
  public:
   struct Settings {
@@ -179,6 +180,7 @@ class Replicator final : public Replication {
   Admission admission_locked(const std::string& name) const;
   void advance_commit_locked(Topic& t, Later& later);
   void fail_waiter_locked(Topic& t, Waiter& w, std::error_code why, Later& later);
+  void save_loop();
   void save_progress();
   void check_isr_locked(Topic& t, Clock::time_point now);
   std::vector<wire::FetchAnswer> answer_locked(const wire::FetchRequest& request,
@@ -197,19 +199,20 @@ class Replicator final : public Replication {
 
   mutable std::mutex mu_;
   std::condition_variable wake_;
-  bool stopping_ = false;                                     // guarded by mu_
-  std::map<std::string, Topic> topics_;                       // guarded by mu_
-  std::vector<HeldFetch> held_;                               // guarded by mu_
-  std::vector<AdmitWaiter> admitting_;                        // guarded by mu_
+  std::condition_variable stop_cv_;      // the saver's: only stop() notifies it
+  bool stopping_ = false;                // guarded by mu_
+  std::map<std::string, Topic> topics_;  // guarded by mu_
+  std::vector<HeldFetch> held_;          // guarded by mu_
+  std::vector<AdmitWaiter> admitting_;   // guarded by mu_
   std::map<std::string, std::unique_ptr<Fetcher>> fetchers_;  // guarded by mu_: by leader id
   // Fetchers of leaders no longer followed, asked to stop: a request to a
   // leader cut off may take seconds, which nothing waits for; the run thread
   // destroys them once finished.
   std::vector<std::unique_ptr<Fetcher>> retiring_;  // guarded by mu_
-  bool work_ = false;                   // guarded by mu_: a log to fsync or fetches to answer
-  Clock::time_point progress_saved_{};  // the run thread's: when progress was last saved
+  bool work_ = false;  // guarded by mu_: a log to fsync or fetches to answer
 
   std::thread thread_;
+  std::thread saver_;  // save_loop()
 };
 
 }  // namespace nsq::nsqd::cluster
