@@ -8,11 +8,9 @@
 // Env: as e2e.test.js, plus ETCD_BIN (etcd-server's binary). Exit 0 pass,
 // 1 fail, 77 skipped (no chromium).
 const {
-  SCREENSHOT_DIR, STEP_TIMEOUT_MS, chromium, CHROMIUM, startServer, spawnProcess, freePort, http,
-  eventually, tempDir, run,
+  startServer, spawnProcess, freePort, http, eventually, openPage, tempDir, run,
 } = require('./harness.js')
 const fs = require('node:fs')
-const path = require('node:path')
 const assert = require('node:assert/strict')
 
 const TOPIC = 'replicated'
@@ -37,7 +35,6 @@ async function replication(nsqd) {
 }
 
 async function main() {
-  fs.mkdirSync(SCREENSHOT_DIR, {recursive: true})
   const etcdPort = await startEtcd()
   const lookupd = await startServer('nsqlookupd', process.env.NSQLOOKUPD_BIN,
     ['--tcp-address=127.0.0.1:0', '--http-address=127.0.0.1:0'], ['TCP', 'HTTP'])
@@ -65,15 +62,8 @@ async function main() {
     '--http-address=127.0.0.1:0', `--lookupd-http-address=127.0.0.1:${lookupd.http}`,
   ], ['HTTP'])
 
-  const browser = await chromium.launch({executablePath: CHROMIUM, headless: true,
-    args: ['--no-sandbox', '--disable-gpu', '--disable-dev-shm-usage']})
+  const {browser, page, errors: consoleErrors, text, shot} = await openPage()
   try {
-    const page = await browser.newPage({viewport: {width: 1280, height: 860}})
-    page.setDefaultTimeout(STEP_TIMEOUT_MS)
-    const consoleErrors = []
-    page.on('pageerror', (err) => consoleErrors.push(err.message))
-    const text = (sel) => page.locator(sel).first().innerText()
-    const shot = (name) => page.screenshot({path: path.join(SCREENSHOT_DIR, `${name}.png`), fullPage: true})
 
     await page.goto(`http://127.0.0.1:${admin.http}/topics/${TOPIC}`)
     await page.locator('[data-testid=topic-replication]').waitFor()

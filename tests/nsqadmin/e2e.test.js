@@ -11,10 +11,8 @@
 // /usr/bin/chromium). Exit 0 pass, 1 fail, 77 skipped (no chromium).
 
 const {
-  CHROMIUM, SCREENSHOT_DIR, STEP_TIMEOUT_MS, chromium, startServer, http, eventually, tempDir, run,
+  SCREENSHOT_DIR, startServer, http, eventually, openPage, tempDir, run,
 } = require('./harness.js')
-const fs = require('node:fs')
-const path = require('node:path')
 const net = require('node:net')
 const nodeHttp = require('node:http')
 const assert = require('node:assert/strict')
@@ -55,7 +53,6 @@ async function channelStats(nsqd, topic, channel) {
 }
 
 async function main() {
-  fs.mkdirSync(SCREENSHOT_DIR, {recursive: true})
   const lookupd = await startServer('nsqlookupd', process.env.NSQLOOKUPD_BIN,
     ['--tcp-address=127.0.0.1:0', '--http-address=127.0.0.1:0'], ['TCP', 'HTTP'])
   const nsqd = []
@@ -87,20 +84,13 @@ async function main() {
   await eventually('lookupd lists both nsqd for e2e_depth', async () =>
     (await http(lookupd.http, 'GET', '/lookup?topic=e2e_depth')).json().producers?.length === 2)
 
-  const browser = await chromium.launch({executablePath: CHROMIUM, headless: true,
-    args: ['--no-sandbox', '--disable-gpu', '--disable-dev-shm-usage']})
+  const {browser, page, errors: consoleErrors, text, shot} = await openPage()
   try {
-    const page = await browser.newPage({viewport: {width: 1280, height: 860}})
-    page.setDefaultTimeout(STEP_TIMEOUT_MS)
-    const consoleErrors = []
-    page.on('pageerror', (err) => consoleErrors.push(err.message))
     const base = `http://127.0.0.1:${admin.http}`
-    const text = (sel) => page.locator(sel).first().innerText()
     const waitText = (sel, want) => page.waitForFunction(([s, w]) => {
       const el = document.querySelector(s)
       return el && el.textContent.trim() === w
     }, [sel, want])
-    const shot = (name) => page.screenshot({path: path.join(SCREENSHOT_DIR, `${name}.png`), fullPage: true})
     // Every confirmation must be a confirm() dialog, and is accepted.
     const acceptNextConfirm = (expect) => page.once('dialog', async (d) => {
       try {

@@ -117,6 +117,23 @@ function freePort() {
   })
 }
 
+// Headless chromium and one page on it: `text(selector)` reads an element,
+// `shot(name)` saves a screenshot, `errors` collects script errors.
+async function openPage() {
+  fs.mkdirSync(SCREENSHOT_DIR, {recursive: true})
+  const browser = await chromium.launch({executablePath: CHROMIUM, headless: true,
+    args: ['--no-sandbox', '--disable-gpu', '--disable-dev-shm-usage']})
+  const page = await browser.newPage({viewport: {width: 1280, height: 860}})
+  page.setDefaultTimeout(STEP_TIMEOUT_MS)
+  const errors = []
+  page.on('pageerror', (err) => errors.push(err.message))
+  return {
+    browser, page, errors,
+    text: (sel) => page.locator(sel).first().innerText(),
+    shot: (name) => page.screenshot({path: path.join(SCREENSHOT_DIR, `${name}.png`), fullPage: true}),
+  }
+}
+
 // A temporary directory removed at the end.
 function tempDir(prefix) {
   const d = fs.mkdtempSync(path.join(os.tmpdir(), prefix))
@@ -144,6 +161,6 @@ function run(name, main, timeoutMs) {
 }
 
 module.exports = {
-  CHROMIUM, SCREENSHOT_DIR, STEP_TIMEOUT_MS, chromium, startServer, spawnProcess, freePort, http,
-  eventually, tempDir, run,
+  SCREENSHOT_DIR, STEP_TIMEOUT_MS, startServer, spawnProcess, freePort, http, eventually, openPage,
+  tempDir, run,
 }
