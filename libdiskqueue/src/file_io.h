@@ -8,7 +8,7 @@
 
 // Thin POSIX helpers: whole-buffer pread/pwrite that retry short transfers and
 // EINTR, and report errno as std::error_code. (The atomic file replacement
-// is public: diskqueue/atomic_file.h.)
+// and the zero fill are public: diskqueue/atomic_file.h, diskqueue/zero_fill.h.)
 namespace nsq::diskqueue::file_io {
 
 std::error_code errno_code();
@@ -18,16 +18,6 @@ std::error_code errno_code();
 std::error_code pread_full(int fd, char* out, std::size_t size, std::int64_t offset);
 
 std::error_code pwrite_full(int fd, std::string_view data, std::int64_t offset);
-
-// Writes `size` zero bytes at `offset`. On an error (a full disk), `written`
-// says how many were written before it.
-struct ZeroFill {
-  std::int64_t written = 0;
-  std::error_code ec;
-};
-ZeroFill write_zeros(int fd, std::int64_t offset, std::int64_t size);
-// Whether the bytes in [from, to) all read as zero (false on a read error).
-bool all_zero(int fd, std::int64_t from, std::int64_t to);
 
 // Reads a whole (small) file. ENOENT is returned as is so callers can tell "missing".
 std::error_code read_small_file(const std::filesystem::path& path, std::string& out);

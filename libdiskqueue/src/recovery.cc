@@ -8,6 +8,7 @@
 #include <string>
 #include <vector>
 
+#include "diskqueue/zero_fill.h"
 #include "file_io.h"
 #include "meta_file.h"
 #include "record_format.h"
@@ -61,7 +62,7 @@ void cut_unfinished_tail(const Options& options, const QueueFiles& files, const 
   if (::fstat(fd, &st) == 0 && st.st_size > from) {
     std::int64_t pos = walk_records(options, fd, from, st.st_size).end;
     std::int64_t cut = st.st_size - pos;
-    bool zeros = cut > 0 && file_io::all_zero(fd, pos, st.st_size);
+    bool zeros = cut > 0 && all_zero(fd, pos, st.st_size);
     bool unfinished = false;
     char header[4];
     if (cut > 0 && !zeros) {

@@ -7,6 +7,7 @@
 #include <algorithm>
 #include <cstring>
 
+#include "diskqueue/zero_fill.h"
 #include "file_io.h"
 #include "record_format.h"
 
@@ -163,7 +164,7 @@ void SegmentWriter::fill_ahead(OpenSegment& file, std::int64_t end) {
   if (end <= from) return;
   std::int64_t to =
       std::max(end, std::min(end + options_.preallocate_bytes, options_.max_bytes_per_file));
-  file.filled_to = from + file_io::write_zeros(file.fd, from, to - from).written;
+  file.filled_to = from + write_zeros(file.fd, from, to - from).written;
 }
 
 // Leaves the file ending at `end`, as NSQ writes it.

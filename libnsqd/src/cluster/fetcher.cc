@@ -1,10 +1,8 @@
 #include "cluster/fetcher.h"
 
-#include <algorithm>
 #include <charconv>
 
 #include "cluster/replicator.h"
-#include "nsq/http/client.h"
 
 namespace nsq::nsqd::cluster {
 
@@ -32,19 +30,21 @@ void Fetcher::request_stop() {
 void Fetcher::sync_loop() {
   std::unique_lock lock(mu_);
   for (;;) {
-    // What was asked for is fsynced before the thread ends: the fetch
-    // thread may have confirmed nothing of it yet, but a restart finds it.
+    // What was asked for is fsynced before the thread ends: the leader may
+    // not have heard of it, but a restart finds it.
     sync_cv_.wait(lock, [&] { return sync_wanted_ || stopping_; });
     if (!sync_wanted_) break;
     sync_wanted_ = false;
-    syncing_ = true;
     lock.unlock();
-    const bool ok = replicator_.sync_followed(settings_.leader_id);
+    const bool synced = replicator_.sync_followed(settings_.leader_id);
     lock.lock();
-    syncing_ = false;
-    if (!ok) sync_failed_ = true;
-    sync_cv_.notify_all();
+    if (synced && !stopping_) {
+      lock.unlock();
+      confirm();
+      lock.lock();
+    }
   }
+  running_.fetch_sub(1, std::memory_order_release);
 }
 
 void Fetcher::want_sync() {
@@ -55,14 +55,6 @@ void Fetcher::want_sync() {
   sync_cv_.notify_all();
 }
 
-bool Fetcher::await_sync() {
-  std::unique_lock lock(mu_);
-  sync_cv_.wait(lock, [&] { return (!sync_wanted_ && !syncing_) || stopping_; });
-  const bool ok = !sync_failed_;
-  sync_failed_ = false;
-  return ok;
-}
-
 void Fetcher::set_address(const std::string& leader_http) {
   std::lock_guard lock(mu_);
   settings_.leader_http = leader_http;
@@ -70,10 +62,7 @@ void Fetcher::set_address(const std::string& leader_http) {
 
 void Fetcher::run() {
   for (;;) {
-    const Fetched fetched = fetch_once();
-    // Nothing new: what is written waits for its fsync, whose confirmation
-    // the next request carries.
-    const bool ok = fetched == Fetched::records || (fetched == Fetched::nothing && await_sync());
+    const bool ok = fetch_once();
     std::unique_lock lock(mu_);
     if (stopping_) break;
     // After a failure (the leader down, nothing to follow yet), a pause
@@ -81,20 +70,48 @@ void Fetcher::run() {
     if (!ok) wake_.wait_for(lock, std::chrono::milliseconds(200), [&] { return stopping_; });
     if (stopping_) break;
   }
-  finished_.store(true, std::memory_order_release);
+  running_.fetch_sub(1, std::memory_order_release);
 }
 
-Fetcher::Fetched Fetcher::fetch_once() {
+void Fetcher::confirm() {
   wire::FetchRequest request;
-  request.max_bytes = settings_.max_bytes;
+  request.max_bytes = 0;  // a confirmation: the leader sends no records back
   request.node = settings_.node_id;
   request.topics = replicator_.followed(settings_.leader_id);
-  if (request.topics.empty()) return Fetched::failed;
-  // While an fsync runs, an answer without records is wanted at once: the
-  // confirmation it will allow must not wait behind a held request.
-  const bool unsynced = std::any_of(request.topics.begin(), request.topics.end(),
-                                    [](const wire::FetchTopic& t) { return t.durable < t.offset; });
-  request.wait_ms = unsynced ? 0 : settings_.wait_ms;
+  if (request.topics.empty()) return;
+  // A failure shows in the fetch thread's next request to the same leader,
+  // which logs it and carries the confirmation.
+  (void)exchange(confirm_connection_, request);
+}
+
+bool Fetcher::fetch_once() {
+  wire::FetchRequest request;
+  request.max_bytes = settings_.max_bytes;
+  request.wait_ms = settings_.wait_ms;
+  request.node = settings_.node_id;
+  request.topics = replicator_.followed(settings_.leader_id);
+  if (request.topics.empty()) return false;
+  auto answers = exchange(connection_, request);
+  if (!answers) {
+    if (answers.error() != last_error_) {
+      log_->warn("CLUSTER: fetch from {} failed - {}", settings_.leader_id, answers.error());
+      last_error_ = answers.error();
+    }
+    return false;
+  }
+  last_error_.clear();
+  bool absorbed = true;
+  bool records = false;
+  for (const auto& answer : *answers) {
+    absorbed = replicator_.absorb(settings_.leader_id, answer) && absorbed;
+    records = records || !answer.records.empty();
+  }
+  if (records) want_sync();  // before a failure's pause: what was written gets fsynced
+  return absorbed;
+}
+
+tl::expected<std::vector<wire::FetchAnswer>, std::string> Fetcher::exchange(
+    http::KeptConnection& connection, const wire::FetchRequest& request) {
   std::string address;
   {
     std::lock_guard lock(mu_);
@@ -106,11 +123,7 @@ Fetcher::Fetched Fetcher::fetch_once() {
   const char* digits = address.data() + (colon == std::string::npos ? 0 : colon + 1);
   const auto [end, ec] = std::from_chars(digits, address.data() + address.size(), port);
   if (colon == std::string::npos || ec != std::errc() || end != address.data() + address.size()) {
-    if (last_error_ != address) {
-      log_->error("CLUSTER: leader {} advertises no host:port ({})", settings_.leader_id, address);
-      last_error_ = address;
-    }
-    return Fetched::failed;
+    return tl::unexpected("the leader advertises no host:port (" + address + ")");
   }
   http::ClientRequest r;
   r.method = "POST";
@@ -121,38 +134,20 @@ Fetcher::Fetched Fetcher::fetch_once() {
   r.headers.emplace_back("Content-Type", "application/octet-stream");
   r.body = wire::encode(request);
   r.connect_timeout = settings_.connect_timeout;
-  r.request_timeout = std::chrono::milliseconds(settings_.wait_ms) + settings_.connect_timeout +
-                      std::chrono::seconds(5);
+  // A live leader answers a confirmation at once: one from a frozen leader
+  // must not hold the syncer (and a stop) for long.
+  r.request_timeout = request.max_bytes == 0
+                          ? 2 * settings_.connect_timeout
+                          : std::chrono::milliseconds(request.wait_ms) + settings_.connect_timeout +
+                                std::chrono::seconds(5);
   r.max_body = std::size_t(settings_.max_bytes) * request.topics.size() + (1 << 20);
-  auto response = connection_.request(r);
-  std::string failure;
-  if (!response) {
-    failure = response.error();
-  } else if (response->status != 200) {
-    failure = "status " + std::to_string(response->status) + ": " + response->body.substr(0, 200);
+  auto response = connection.request(r);
+  if (!response) return tl::unexpected(address + ": " + response.error());
+  if (response->status != 200) {
+    return tl::unexpected(address + ": status " + std::to_string(response->status) + ": " +
+                          response->body.substr(0, 200));
   }
-  auto answers =
-      failure.empty()
-          ? wire::decode_answers(response->body)
-          : tl::expected<std::vector<wire::FetchAnswer>, std::string>(tl::unexpected(failure));
-  if (!answers) {
-    if (answers.error() != last_error_) {
-      log_->warn("CLUSTER: fetch from {} ({}) failed - {}", settings_.leader_id, address,
-                 answers.error());
-      last_error_ = answers.error();
-    }
-    return Fetched::failed;
-  }
-  last_error_.clear();
-  bool absorbed = true;
-  bool records = false;
-  for (const auto& answer : *answers) {
-    absorbed = replicator_.absorb(settings_.leader_id, answer) && absorbed;
-    records = records || !answer.records.empty();
-  }
-  if (records) want_sync();  // before a failure's pause: what was written gets fsynced
-  if (!absorbed) return Fetched::failed;
-  return records ? Fetched::records : Fetched::nothing;
+  return wire::decode_answers(response->body);
 }
 
 }  // namespace nsq::nsqd::cluster

@@ -7,9 +7,11 @@
 #include <mutex>
 #include <string>
 #include <thread>
+#include <vector>
 
 #include <spdlog/logger.h>
 
+#include "cluster/replication_wire.h"
 #include "nsq/http/client.h"
 
 namespace nsq::nsqd::cluster {
@@ -19,16 +21,15 @@ class Replicator;
 // A follower's pull from one leader node (docs/replication.md, "The data
 // path"): a thread that asks the leader's POST /cluster/fetch for every
 // topic this node follows there and hands each answer to the Replicator,
-// which writes it; a second thread fsyncs what was written. The fetch
-// thread asks again at once while records come, so the next batch travels
-// while the last one is fsynced; each request says what is fsynced, which
-// is what commits a publish. With nothing new and an fsync running, it
-// asks with no wait, then waits for the fsync, so that its confirmation
-// goes out as soon as it is true.
+// which writes it; a second thread fsyncs what was written and confirms it
+// to the leader at once on a connection of its own. The fetch thread asks
+// again at once, so the leader holds a request to answer the moment records
+// come, also while an fsync runs; what is fsynced is what commits a
+// publish.
 //
 // Thread safety: set_address(), request_stop() and finished() from any
-// thread; the destructor stops the threads (waiting for at most one request:
-// call request_stop() first and destroy it once finished() to wait for
+// thread; the destructor stops the threads (waiting for at most one request
+// each: call request_stop() first and destroy it once finished() to wait for
 // nothing).
 class Fetcher {
  public:
@@ -50,20 +51,21 @@ class Fetcher {
   void set_address(const std::string& leader_http);
   // Asks the thread to end after its current request, without waiting.
   void request_stop();
-  // The thread has ended.
-  bool finished() const { return finished_.load(std::memory_order_acquire); }
+  // Both threads have ended.
+  bool finished() const { return running_.load(std::memory_order_acquire) == 0; }
 
  private:
-  enum class Fetched { records, nothing, failed };
-
   void run();
-  // One request; failed: the loop waits a little.
-  Fetched fetch_once();
+  // One request; false when it failed (the loop waits a little).
+  bool fetch_once();
   void sync_loop();
   // Asks the syncer to fsync what is written now.
   void want_sync();
-  // Waits until no fsync is asked for or running; false when one failed.
-  bool await_sync();
+  // Tells the leader what is fsynced now (a request without records).
+  void confirm();
+  // POSTs `request` to the leader on `connection`.
+  tl::expected<std::vector<wire::FetchAnswer>, std::string> exchange(
+      http::KeptConnection& connection, const wire::FetchRequest& request);
 
   Replicator& replicator_;
   Settings settings_;  // leader_http guarded by mu_
@@ -72,15 +74,14 @@ class Fetcher {
   std::mutex mu_;
   std::condition_variable wake_;
   bool stopping_ = false;            // guarded by mu_
-  std::string last_error_;           // the thread's own: each distinct failure logged once
+  std::string last_error_;           // the fetch thread's: each distinct failure logged once
   http::KeptConnection connection_;  // the fetch thread's
-  std::atomic<bool> finished_{false};
+  http::KeptConnection confirm_connection_;  // the syncer's
+  std::atomic<int> running_{2};
 
-  // The syncer's state, guarded by mu_.
+  // Guarded by mu_.
   std::condition_variable sync_cv_;
   bool sync_wanted_ = false;
-  bool syncing_ = false;
-  bool sync_failed_ = false;  // the last fsync failed (cleared when read)
 
   std::thread syncer_;
   std::thread thread_;

@@ -11,6 +11,7 @@
 
 #include "core/read_file.h"
 #include "diskqueue/atomic_file.h"
+#include "diskqueue/zero_fill.h"
 #include "nsq/endian.h"
 #include "nsqd/errc.h"
 
@@ -160,7 +161,7 @@ tl::expected<ReplicaLog::Opened, std::error_code> ReplicaLog::open(Options optio
     log.segments_.push_back(std::move(*first));
   }
 
-  // The tail: keep its whole, valid records.
+  // The tail: keep its whole, valid records (and the zeros filled ahead of them).
   Segment& last = log.segments_.back();
   std::uint64_t valid = 0;
   std::string buffer;
@@ -176,13 +177,18 @@ tl::expected<ReplicaLog::Opened, std::error_code> ReplicaLog::open(Options optio
     buffer.erase(0, scanned.consumed);
     if (scanned.corrupt) break;
   }
-  if (valid != last.size) {
+  last.filled = last.size;
+  if (valid != last.size && diskqueue::all_zero(*last.fd, static_cast<std::int64_t>(valid),
+                                                static_cast<std::int64_t>(last.size))) {
+    last.size = valid;  // filled ahead: appends overwrite the zeros
+  } else if (valid != last.size) {
     if (::ftruncate(*last.fd, static_cast<off_t>(valid)) != 0 || ::fdatasync(*last.fd) != 0) {
       return tl::unexpected(last_error());
     }
     opened.repaired += "cut " + std::to_string(last.size - valid) + " bytes after offset " +
                        std::to_string(last.start + valid) + " (a torn or corrupt tail); ";
     last.size = valid;
+    last.filled = valid;
   }
   log.durable_end_ = log.end_locked();
 
@@ -199,7 +205,10 @@ tl::expected<ReplicaLog::Opened, std::error_code> ReplicaLog::open(Options optio
   return opened;
 }
 
-ReplicaLog::~ReplicaLog() = default;
+ReplicaLog::~ReplicaLog() {
+  std::lock_guard lock(mu_);
+  (void)cut_fill_locked();  // a stopped node's log is its records alone
+}
 
 std::uint64_t ReplicaLog::start() const {
   std::lock_guard lock(mu_);
@@ -219,21 +228,47 @@ std::uint64_t ReplicaLog::durable_end() const {
 tl::expected<std::uint64_t, std::error_code> ReplicaLog::append(std::string_view framed) {
   std::lock_guard lock(mu_);
   if (segments_.back().size > 0 && segments_.back().size + framed.size() > options_.segment_bytes) {
-    // Roll: the full segment is made durable first, so opening trusts it.
+    // Roll: the full segment is cut to its records and made durable first,
+    // so opening trusts it.
+    if (auto ec = cut_fill_locked()) return tl::unexpected(ec);
     if (::fdatasync(*segments_.back().fd) != 0) return tl::unexpected(last_error());
     auto next = create_segment(end_locked());
     if (!next) return tl::unexpected(next.error());
     durable_end_ = end_locked();
     segments_.push_back(std::move(*next));
   }
+  fill_ahead_locked(end_locked() + framed.size());
   Segment& last = segments_.back();
   if (auto ec = write_all(*last.fd, framed, last.size)) {
     // Leave no partial record behind.
     (void)::ftruncate(*last.fd, static_cast<off_t>(last.size));
+    last.filled = last.size;
     return tl::unexpected(ec);
   }
   last.size += framed.size();
+  last.filled = std::max(last.filled, last.size);
   return end_locked();
+}
+
+void ReplicaLog::fill_ahead_locked(std::uint64_t end) {
+  Segment& last = segments_.back();
+  if (options_.preallocate_bytes == 0 || end <= last.start + last.filled) return;
+  const std::uint64_t from = std::max(last.filled, last.size);
+  const std::uint64_t to =
+      std::max(end - last.start,
+               std::min(end - last.start + options_.preallocate_bytes, options_.segment_bytes));
+  last.filled = from + static_cast<std::uint64_t>(
+                           diskqueue::write_zeros(*last.fd, static_cast<std::int64_t>(from),
+                                                  static_cast<std::int64_t>(to - from))
+                               .written);
+}
+
+std::error_code ReplicaLog::cut_fill_locked() {
+  Segment& last = segments_.back();
+  if (last.filled <= last.size) return {};
+  if (::ftruncate(*last.fd, static_cast<off_t>(last.size)) != 0) return last_error();
+  last.filled = last.size;
+  return {};
 }
 
 std::error_code ReplicaLog::sync() {
@@ -301,6 +336,7 @@ std::error_code ReplicaLog::truncate(std::uint64_t offset) {
     return last_error();
   }
   last.size = offset - last.start;
+  last.filled = last.size;
   durable_end_ = std::min(durable_end_, offset);
   const std::size_t known = epochs_.size();
   // An epoch that began at `offset` lost its records too (unless none went).

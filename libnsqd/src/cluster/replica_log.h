@@ -36,6 +36,12 @@ class ReplicaLog {
     std::string topic;
     std::uint64_t segment_bytes = 104857600;  // --max-bytes-per-file
     std::size_t max_record = 1048576 + 64;    // --max-msg-size plus framing
+    // The last segment is zero-filled this far ahead of its records (0:
+    // off), so that the fsync of an append has no file size or block map to
+    // commit, only data: a third fewer writes per fsync on ext4. Opening
+    // takes zeros after the last record for what they are; a finished
+    // segment and a closed log carry none.
+    std::uint64_t preallocate_bytes = 1 << 20;
   };
 
   // What open() did to the files, for the log ("" when nothing).
@@ -89,6 +95,7 @@ class ReplicaLog {
     std::uint64_t start = 0;
     std::uint64_t size = 0;
     std::shared_ptr<const int> fd;  // closed with the last holder
+    std::uint64_t filled = 0;       // the file holds records or zeros up to here (>= size)
   };
 
   explicit ReplicaLog(Options options) : options_(std::move(options)) {}
@@ -96,6 +103,11 @@ class ReplicaLog {
   std::filesystem::path epochs_path() const;
   tl::expected<Segment, std::error_code> create_segment(std::uint64_t start) const;
   std::error_code save_epochs() const;  // caller holds mu_
+  // Caller holds mu_: zeros ahead of the last segment's records, up to at
+  // least `end` (a failure is left to the write that follows).
+  void fill_ahead_locked(std::uint64_t end);
+  // Caller holds mu_: the last segment's file ends at its records again.
+  std::error_code cut_fill_locked();
   std::uint64_t end_locked() const { return segments_.back().start + segments_.back().size; }
 
   const Options options_;

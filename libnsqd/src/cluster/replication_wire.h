@@ -35,6 +35,8 @@ struct FetchTopic {
 
 struct FetchRequest {
   std::uint32_t wait_ms = 0;  // how long the leader may hold an answer without records
+  // Records per topic at most (at least one, however large); 0: a
+  // confirmation of what is durable, answered at once without records.
   std::uint32_t max_bytes = 0;
   std::string node;  // the follower's id
   std::vector<FetchTopic> topics;

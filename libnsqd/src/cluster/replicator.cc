@@ -221,22 +221,17 @@ Replication::Admission Replicator::admission_locked(const std::string& name) con
   return Admission{t.role.epoch, {}, {}};
 }
 
-void Replicator::admit(const std::string& topic, std::function<void(Admission)> done) {
-  Admission a;
-  {
-    std::lock_guard lock(mu_);
-    if (stopping_) {
-      a.refusal = "exiting";
-    } else if (auto it = topics_.find(topic); it == topics_.end() || taking_over(it->second)) {
-      // Just created (the coordinator places it within a poll), or its
-      // channels are being filled for this node's new leadership.
-      admitting_.push_back({topic, Clock::now() + settings_.lag_max, std::move(done)});
-      return;
-    } else {
-      a = admission_locked(topic);
-    }
+std::optional<Replication::Admission> Replicator::admit(const std::string& topic,
+                                                        std::function<void(Admission)> done) {
+  std::lock_guard lock(mu_);
+  if (stopping_) return Admission{0, "exiting", {}};
+  if (auto it = topics_.find(topic); it == topics_.end() || taking_over(it->second)) {
+    // Just created (the coordinator places it within a poll), or its
+    // channels are being filled for this node's new leadership.
+    admitting_.push_back({topic, Clock::now() + settings_.lag_max, std::move(done)});
+    return std::nullopt;
   }
-  done(std::move(a));
+  return admission_locked(topic);
 }
 
 void Replicator::replicate(const std::string& topic, std::uint32_t epoch,

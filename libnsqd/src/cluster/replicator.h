@@ -77,7 +77,8 @@ class Replicator final : public Replication {
   void apply(const std::vector<Role>& roles);
 
   // Replication (core/replication.h).
-  void admit(const std::string& topic, std::function<void(Admission)> done) override;
+  std::optional<Admission> admit(const std::string& topic,
+                                 std::function<void(Admission)> done) override;
   std::string forward(const std::string& leader_http, const std::string& topic,
                       const std::vector<std::string>& bodies,
                       std::chrono::milliseconds defer) override;

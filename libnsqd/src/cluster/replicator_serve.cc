@@ -48,7 +48,7 @@ std::vector<wire::FetchAnswer> Replicator::answer_locked(const wire::FetchReques
     f.acked = asked.durable;
     if (asked.offset == end) f.caught_up = now;
     a.value = t.commit;
-    if (asked.offset < end) {
+    if (asked.offset < end && request.max_bytes > 0) {
       auto records = t.log->read(asked.offset, request.max_bytes);
       if (records) {
         a.records = std::move(*records);
@@ -126,7 +126,8 @@ void Replicator::fetch(std::string_view body, FetchReply reply) {
       bool must_answer = any_records || request->wait_ms == 0;
       for (const auto& a : answers) must_answer = must_answer || a.status != wire::FetchStatus::ok;
       if (must_answer) {
-        attach_progress_locked(request->node, answers, Clock::now());
+        // A confirmation's answer is not read: the progress waits for a fetch.
+        if (request->max_bytes > 0) attach_progress_locked(request->node, answers, Clock::now());
         later.calls.push_back([reply = std::move(reply), body = wire::encode(answers)]() mutable {
           reply(200, std::move(body));
         });

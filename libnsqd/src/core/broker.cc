@@ -1,5 +1,7 @@
 #include "core/broker.h"
 
+#include <limits>
+
 #include <spdlog/spdlog.h>
 
 #include "core/metadata.h"
@@ -79,6 +81,14 @@ std::shared_ptr<diskqueue::DiskQueue> Broker::open_backend(const std::string& qu
   // per MiB of messages instead of per fsync.
   if (options_.sync_publish || options_.sync_every <= 1) o.preallocate_bytes = 1 << 20;
   o.sync_timeout = std::chrono::duration_cast<std::chrono::milliseconds>(options_.sync_timeout);
+  if (!options_.etcd_endpoints.empty()) {
+    // Cluster mode: a topic's replica log holds its messages durably, and a
+    // node that starts leading drops what its queues held
+    // (docs/replication.md, "Taking over"). The queues are overflow: their
+    // checkpoints would only compete with the logs' fsyncs.
+    o.sync_every = std::numeric_limits<std::int64_t>::max();
+    o.sync_timeout = std::chrono::milliseconds(0);
+  }
   o.scheduler = disk_syncs_;
   // The pool outlives every put: publishing stops before the Broker dies.
   o.executor = [pool = disk_pool_.get()](std::function<void()> job) {

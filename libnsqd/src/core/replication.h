@@ -3,6 +3,7 @@
 #include <chrono>
 #include <cstdint>
 #include <functional>
+#include <optional>
 #include <span>
 #include <string>
 #include <string_view>
@@ -31,15 +32,17 @@ class Replication {
  public:
   virtual ~Replication() = default;
 
-  // Whether this node may take a publish for `topic` now. Waits (briefly)
-  // for a topic just created to be placed.
+  // Whether this node may take a publish for `topic` now: returned at once
+  // when known, else (a topic just created, not placed yet; a takeover
+  // running) `done` gets it later, and soon.
   struct Admission {
     std::uint32_t epoch = 0;  // accepted: the epoch to write its records with
     std::string refusal;      // why not (for E_PUB_FAILED / HTTP 503); "" when accepted
     std::string leader_http;  // refused as not the leader: where the leader is, when known
     bool accepted() const { return refusal.empty(); }
   };
-  virtual void admit(const std::string& topic, std::function<void(Admission)> done) = 0;
+  virtual std::optional<Admission> admit(const std::string& topic,
+                                         std::function<void(Admission)> done) = 0;
 
   // Publishes on the topic's leader, for a node that is not it (blocking:
   // run it on the blocking pool). "" once the leader answered OK, else why

@@ -43,8 +43,9 @@ void HttpApi::publish(const std::string& topic_name, std::vector<std::string_vie
   std::uint32_t epoch = 0;
   if (replication) {
     std::promise<Replication::Admission> admitted;
-    replication->admit(topic_name, [&](Replication::Admission a) { admitted.set_value(a); });
-    auto admission = admitted.get_future().get();
+    std::optional<Replication::Admission> now =
+        replication->admit(topic_name, [&](Replication::Admission a) { admitted.set_value(a); });
+    auto admission = now ? std::move(*now) : admitted.get_future().get();
     if (!admission.accepted() && !admission.leader_http.empty() && !forwarded) {
       const std::string error =
           replication->forward(admission.leader_http, topic_name,

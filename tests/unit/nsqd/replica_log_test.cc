@@ -175,6 +175,77 @@ TEST_F(ReplicaLogTest, OpeningCutsAtACorruptRecord) {
   EXPECT_FALSE(repaired.empty());
 }
 
+// What a crash leaves: the files as they are while the log is open.
+std::filesystem::path crash_copy(const std::filesystem::path& from, const testutil::TempDir& to) {
+  std::filesystem::copy(
+      from, to.path(),
+      std::filesystem::copy_options::recursive | std::filesystem::copy_options::overwrite_existing);
+  return to.path();
+}
+
+TEST_F(ReplicaLogTest, AppendsOverZerosFilledAheadAndReopensAfterACrashWithoutARepair) {
+  const std::string segment = "orders.replica.00000000000000000000.log";
+  const std::string bytes = framed({record(1, "one"), record(1, "two")});
+  auto log = open();
+  ASSERT_TRUE(log);
+  ASSERT_TRUE(log->append(bytes));
+  ASSERT_FALSE(log->sync());
+  // The file runs ahead of the records, in zeros: the fsync of the next
+  // append commits no new file size.
+  EXPECT_GE(std::filesystem::file_size(dir_.path() / segment), bytes.size() + (1 << 19));
+
+  testutil::TempDir crashed;
+  auto opened = ReplicaLog::open({crash_copy(dir_.path(), crashed), "orders", 1 << 20, 1 << 16});
+  ASSERT_TRUE(opened);
+  EXPECT_EQ(opened->repaired, "") << "zeros after the last record are no torn tail";
+  EXPECT_EQ(opened->log->end(), bytes.size());
+  EXPECT_EQ(opened->log->read(0, 1 << 20), bytes);
+  const std::string more = framed({record(1, "three")});
+  EXPECT_EQ(opened->log->append(more), bytes.size() + more.size());
+  EXPECT_EQ(opened->log->read(0, 1 << 20), bytes + more);
+  opened->log.reset();
+  EXPECT_EQ(std::filesystem::file_size(crashed.path() / segment), bytes.size() + more.size())
+      << "a closed log is its records alone";
+
+  log.reset();
+  EXPECT_EQ(std::filesystem::file_size(dir_.path() / segment), bytes.size());
+}
+
+TEST_F(ReplicaLogTest, ARecordTornOverTheZerosIsCut) {
+  const std::string whole = framed({record(1, "kept")});
+  const std::string torn = framed({record(1, std::string(100, 't'))});
+  auto log = open();
+  ASSERT_TRUE(log);
+  ASSERT_TRUE(log->append(whole));
+  testutil::TempDir crashed;
+  crash_copy(dir_.path(), crashed);
+  {
+    // Half a record over the zeros: the rest of its page never reached the disk.
+    std::fstream f(crashed.path() / "orders.replica.00000000000000000000.log",
+                   std::ios::binary | std::ios::in | std::ios::out);
+    f.seekp(static_cast<std::streamoff>(whole.size()));
+    f << torn.substr(0, torn.size() / 2);
+  }
+  auto opened = ReplicaLog::open({crashed.path(), "orders", 1 << 20, 1 << 16});
+  ASSERT_TRUE(opened);
+  EXPECT_NE(opened->repaired.find("cut"), std::string::npos) << opened->repaired;
+  EXPECT_EQ(opened->log->end(), whole.size());
+  EXPECT_EQ(std::filesystem::file_size(crashed.path() / "orders.replica.00000000000000000000.log"),
+            whole.size());
+}
+
+TEST_F(ReplicaLogTest, ARolledSegmentIsCutToItsRecords) {
+  const std::string one = framed({record(1, std::string(100, 'r'))});
+  auto log = open(3 * one.size());
+  ASSERT_TRUE(log);
+  for (int i = 0; i < 4; ++i) ASSERT_TRUE(log->append(one));
+  ASSERT_EQ(segment_files().size(), 2u);
+  EXPECT_EQ(std::filesystem::file_size(dir_.path() / segment_files()[0]), 3 * one.size());
+  // The fill stops at the segment size: a roll never writes more zeros
+  // than the segment could hold.
+  EXPECT_EQ(std::filesystem::file_size(dir_.path() / segment_files()[1]), 3 * one.size());
+}
+
 TEST_F(ReplicaLogTest, OpeningDropsSegmentsAfterAGap) {
   const std::string one = framed({record(1, std::string(50, 'z'))});
   {

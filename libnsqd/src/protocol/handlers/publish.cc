@@ -67,13 +67,14 @@ awaitable<bool> publish(V2Client& client, std::string_view cmd, const std::strin
   std::uint32_t epoch = 0;
   if (replication) {
     Completion<Replication::Admission> admitted(client.executor());
-    replication->admit(topic_name, admitted.callback());
-    auto admission = co_await admitted.wait();
-    if (!admission.accepted() && !admission.leader_http.empty()) {
-      co_return co_await forward(client, cmd, topic_name, bodies, defer, admission.leader_http);
+    std::optional<Replication::Admission> admission =
+        replication->admit(topic_name, admitted.callback());
+    if (!admission) admission = co_await admitted.wait();
+    if (!admission->accepted() && !admission->leader_http.empty()) {
+      co_return co_await forward(client, cmd, topic_name, bodies, defer, admission->leader_http);
     }
-    if (!admission.accepted()) co_return client.fail(failed(cmd, admission.refusal));
-    epoch = admission.epoch;
+    if (!admission->accepted()) co_return client.fail(failed(cmd, admission->refusal));
+    epoch = admission->epoch;
   }
   DiskWrites spill;
   if (replication) {
