@@ -17,6 +17,7 @@
 #include <thread>
 #include <vector>
 
+#include "cluster/replication_wire.h"
 #include "integration/replication_fixture.h"
 
 namespace nsq::integration {
@@ -209,6 +210,45 @@ TEST_F(ReplicationTest, PublishIsAcknowledgedOnceInTheInSyncReplicasLogs) {
   auto r = replication(a, "orders");
   ASSERT_TRUE(r);
   EXPECT_EQ(r->isr.size(), 3u);
+}
+
+// A follower confirms each fsync at once in a fetch without room for records
+// (max bytes 0): the leader answers it at once, with the commit point but
+// neither records nor delivery progress, which only a fetch may take.
+TEST_F(ReplicationTest, AConfirmationIsAnsweredAtOnceWithoutRecords) {
+  auto* a = start_node();
+  auto* b = start_node();
+  ASSERT_TRUE(a && b);
+  ASSERT_TRUE(http(a, "POST", "/topic/create?topic=t"));
+  ASSERT_TRUE(await_epoch(b, "t", 1, kReply));
+  auto pub = http(a, "POST", "/pub?topic=t", "committed");
+  ASSERT_TRUE(pub && pub->status == 200);
+
+  auto ask = [&](std::uint32_t max_bytes, std::uint32_t wait_ms) {
+    nsqd::cluster::wire::FetchRequest request;
+    request.node = id(b);
+    request.max_bytes = max_bytes;
+    request.wait_ms = wait_ms;
+    request.topics.push_back({"t", 1, 1, 0, 0});
+    HttpClient client(a->host(), a->http_port(), ms(3000));
+    auto reply = client.request("POST", "/cluster/fetch", nsqd::cluster::wire::encode(request));
+    EXPECT_TRUE(reply && reply->status == 200) << (reply ? reply->describe() : "no reply");
+    auto answers = nsqd::cluster::wire::decode_answers(reply ? reply->body : "");
+    EXPECT_TRUE(answers && answers->size() == 1u);
+    return answers && answers->size() == 1u ? answers->front() : nsqd::cluster::wire::FetchAnswer{};
+  };
+  // A fetch from offset 0 gets the message's record.
+  const auto fetched = ask(1 << 20, 0);
+  EXPECT_EQ(fetched.status, nsqd::cluster::wire::FetchStatus::ok);
+  EXPECT_NE(fetched.records.find("committed"), std::string::npos);
+  // A confirmation from offset 0, even one that says it may wait, gets none.
+  const auto started = Clock::now();
+  const auto confirmed = ask(0, 2000);
+  EXPECT_LT(Clock::now() - started, ms(1500)) << "answered at once";
+  EXPECT_EQ(confirmed.status, nsqd::cluster::wire::FetchStatus::ok);
+  EXPECT_EQ(confirmed.records, "");
+  EXPECT_EQ(confirmed.progress, "");
+  EXPECT_GT(confirmed.value, 0u) << "the commit point";
 }
 
 TEST_F(ReplicationTest, AFollowerForwardsPublishesToTheLeader) {

@@ -123,7 +123,7 @@ void Replicator::fetch(std::string_view body, FetchReply reply) {
           advance_commit_locked(it->second, later);
         }
       }
-      bool must_answer = any_records || request->wait_ms == 0;
+      bool must_answer = any_records || request->wait_ms == 0 || request->max_bytes == 0;
       for (const auto& a : answers) must_answer = must_answer || a.status != wire::FetchStatus::ok;
       if (must_answer) {
         // A confirmation's answer is not read: the progress waits for a fetch.
