@@ -130,6 +130,9 @@ class Server final : public DaemonServer {
 
     if (!o.http_address.empty()) {
       http::ServerOptions http_options;
+      // Polls before it sleeps too: in cluster mode a publish's round trip
+      // crosses it twice (the records out, the confirmation in).
+      http_options.run_loop = [](asio::io_context& ctx) { run_io_loop(ctx, kIoSpin); };
       http_options.max_body_size =
           static_cast<std::size_t>(std::max(o.max_body_size, o.max_msg_size));
       // --tls-required=true: the plain listener only points to the HTTPS one.

@@ -394,7 +394,7 @@ std::string lower_first(std::string s) {
 class Server::Impl {
  public:
   Impl(ServerOptions options, Handler handler, std::function<void(std::string_view)> log_error)
-      : io_(options.io_threads), acceptor_(io_.first()) {
+      : io_(options.io_threads, options.run_loop), acceptor_(io_.first()) {
     shared_.limits.max_header_size = options.max_header_size;
     shared_.limits.max_body_size = options.max_body_size;
     shared_.limits.body_limit_for = options.body_limit;

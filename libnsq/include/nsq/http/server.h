@@ -12,6 +12,7 @@
 #include <string_view>
 
 #include "nsq/http/message.h"
+#include "nsq/io_pool.h"
 
 namespace boost::asio::ssl {
 class context;
@@ -52,6 +53,9 @@ struct ServerOptions {
   // The server's own threads, one io_context each; a connection stays on the
   // thread it was accepted onto. The handler runs there.
   int io_threads = 1;
+  // How each of those threads runs its context (IoPool::RunLoop); empty:
+  // io_context::run().
+  IoPool::RunLoop run_loop;
   // Set: an HTTPS listener; every connection starts with a TLS server
   // handshake with this context (shared, not modified by the server).
   std::shared_ptr<boost::asio::ssl::context> tls;
