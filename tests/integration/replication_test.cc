@@ -104,6 +104,19 @@ TEST_F(ReplicationTest, KilledLeaderIsReplacedWithinTheLeaseTtl) {
   EXPECT_EQ(replication(winner, "t")->role, "leader");
   EXPECT_EQ(replication(loser, "t")->role, "follower");
   EXPECT_TRUE(winner->wait_for_log("TOPIC(t): leader at epoch 2", kReply));
+
+  // Publishing resumes at once: the dead leader does not count as in sync
+  // again (the lag period a new leader grants is no proof of life, and its
+  // empty log made a's "acked 0" look caught up).
+  const auto published = Clock::now();
+  auto pub = http(winner, "POST", "/pub?topic=t", "after-failover");
+  ASSERT_TRUE(pub);
+  EXPECT_EQ(pub->status, 200) << pub->describe();
+  EXPECT_LT(Clock::now() - published, std::chrono::milliseconds(lease_ttl_s_ * 1000 / 2))
+      << "the publish waited for the dead node\n"
+      << winner->log();
+  auto isr = replication(winner, "t")->isr;
+  EXPECT_EQ(std::count(isr.begin(), isr.end(), id(a)), 0) << winner->log();
 }
 
 TEST_F(ReplicationTest, CleanStopHandsLeadershipOverAtOnce) {

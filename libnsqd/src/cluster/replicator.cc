@@ -332,8 +332,10 @@ void Replicator::check_isr_locked(Topic& t, Clock::time_point now) {
                  f.acked, t.log->end());
       break;
     }
-    if (!in && contains(t.role.replicas, id) && now - f.caught_up < settings_.lag_max / 2 &&
-        f.acked == t.log->end()) {
+    // Only one that asked: the lag period a new leader grants is no proof of
+    // life (a dead replica would "catch up" with an empty log).
+    if (!in && f.asked && contains(t.role.replicas, id) &&
+        now - f.caught_up < settings_.lag_max / 2 && f.acked == t.log->end()) {
       isr.push_back(id);
       log_->info("TOPIC({}): {} caught up: joining the in-sync set", t.role.topic, id);
       break;

@@ -129,6 +129,7 @@ class Replicator final : public Replication {
   struct Follower {
     std::uint64_t acked = 0;          // its log's end, fsynced there
     Clock::time_point caught_up{};    // the last time it asked from our end
+    bool asked = false;               // it asked since this node leads
     std::uint64_t progress_sent = 0;  // the ledger version it last got (+1; 0: none)
     Clock::time_point progress_at{};
   };

@@ -45,6 +45,7 @@ std::vector<wire::FetchAnswer> Replicator::answer_locked(const wire::FetchReques
       continue;
     }
     Follower& f = t.followers[request.node];
+    f.asked = true;
     f.acked = asked.durable;
     if (asked.offset == end) f.caught_up = now;
     a.value = t.commit;
