@@ -4,8 +4,9 @@
 # --min-insync-replicas 2, --cluster-lease-ttl 2s, data in temp dirs), driven
 # by nsq_bench against the leader:
 #   - acknowledged msgs/s for 4 publishers of MPUB 200 x 100 B and for 16
-#     single-PUB publishers, with the three nsqd's CPU time per message;
-#   - the same two loads on a single nsqd with --sync-publish, and the
+#     single-PUB publishers, with the three nsqd's CPU time per message, on a
+#     topic with one channel;
+#   - the same two loads and topic layout on a single nsqd with --sync-publish, and the
 #     group-commit limit of the file system (nsq_bench --mode=group-commit-limit);
 #   - failover: the leader SIGKILLed, time until an HTTP /pub on another node
 #     answers 200 (a new leader took it), p50/p99 over `kills` kills, the
@@ -147,19 +148,24 @@ for round in $(seq 1 "$rounds"); do
   single=$work/single$round
   mkdir -p "$single"
   sport=$(free_port)
-  "$nsqd" --tcp-address=127.0.0.1:"$sport" --http-address= --data-path="$single" --sync-publish \
-    >"$single.log" 2>&1 &
+  shttp=$(free_port)
+  "$nsqd" --tcp-address=127.0.0.1:"$sport" --http-address=127.0.0.1:"$shttp" --data-path="$single" \
+    --sync-publish >"$single.log" 2>&1 &
   spid=$!
-  for _ in $(seq 1 100); do grep -q 'TCP: listening' "$single.log" && break; sleep 0.05; done
+  for _ in $(seq 1 100); do grep -q 'HTTP: listening' "$single.log" && break; sleep 0.05; done
+  # The same topic and channel as the replicated scenarios: both sides hand each message to one
+  # channel (here fsynced in its disk queue, as --sync-publish does).
+  curl -sf -X POST "http://127.0.0.1:$shttp/topic/create?topic=$topic" >/dev/null
+  curl -sf -X POST "http://127.0.0.1:$shttp/channel/create?topic=$topic&channel=ch" >/dev/null
   echo "== single nsqd --sync-publish: 4 publishers, MPUB 200 x 100 B"
   sync
-  line=$("$bench" --nsqd-tcp-address=127.0.0.1:"$sport" --mode=writer --writers=4 --batch-size=200 \
-    --size=100 --runfor="$runfor" | grep '^RESULT') || true
+  line=$("$bench" --nsqd-tcp-address=127.0.0.1:"$sport" --mode=writer --topic="$topic" --writers=4 \
+    --batch-size=200 --size=100 --runfor="$runfor" | grep '^RESULT') || true
   echo "    $line"; echo "sync_mpub $line" >>"$results"
   echo "== single nsqd --sync-publish: 16 publishers, single PUB"
   sync
-  line=$("$bench" --nsqd-tcp-address=127.0.0.1:"$sport" --mode=writer --writers=16 --batch-size=1 \
-    --size=100 --runfor="$runfor" | grep '^RESULT') || true
+  line=$("$bench" --nsqd-tcp-address=127.0.0.1:"$sport" --mode=writer --topic="$topic" --writers=16 \
+    --batch-size=1 --size=100 --runfor="$runfor" | grep '^RESULT') || true
   echo "    $line"; echo "sync_pub $line" >>"$results"
   kill -TERM "$spid"; wait "$spid" || true
   rm -rf "$single"

@@ -264,6 +264,54 @@ TEST_F(ReplicationTest, AConfirmationIsAnsweredAtOnceWithoutRecords) {
   EXPECT_GT(confirmed.value, 0u) << "the commit point";
 }
 
+// /topic/delete on any node deletes the topic from the cluster: every
+// replica drops it and its replica log, and publishing again creates it
+// anew.
+TEST_F(ReplicationTest, DeletingATopicOnAnyNodeDeletesItEverywhere) {
+  ASSERT_TRUE(start_three_with_topic());
+  auto* b = nodes_[1].get();
+  for (int i = 0; i < 3; ++i) {
+    auto pub = http(nodes_[static_cast<std::size_t>(i)].get(), "POST", "/pub?topic=t", "before");
+    ASSERT_TRUE(pub && pub->status == 200) << (pub ? pub->describe() : "no reply");
+  }
+  auto replica_files = [&](std::size_t i) {
+    int n = 0;
+    for (const auto& e :
+         std::filesystem::directory_iterator(dir_.path() / ("node" + std::to_string(i)))) {
+      if (e.path().filename().string().starts_with("t.replica.")) ++n;
+    }
+    return n;
+  };
+  ASSERT_GT(replica_files(0), 0);
+
+  // On a follower: the leader and the other follower drop it too.
+  auto deleted = http(b, "POST", "/topic/delete?topic=t");
+  ASSERT_TRUE(deleted && deleted->status == 200) << (deleted ? deleted->describe() : "no reply");
+  for (std::size_t i = 0; i < 3; ++i) {
+    NsqdProcess* node = nodes_[i].get();
+    EXPECT_TRUE(eventually(
+        [&] {
+          auto stats = http(node, "GET", "/stats?format=json&topic=t");
+          return stats && stats->body.find("\"topic_name\":\"t\"") == std::string::npos &&
+                 replica_files(i) == 0;
+        },
+        kReply))
+        << "node " << i << "\n"
+        << node->log();
+  }
+  // A publish creates a new topic, placed and led afresh.
+  auto again = http(nodes_[0].get(), "POST", "/pub?topic=t", "after");
+  ASSERT_TRUE(again && again->status == 200) << (again ? again->describe() : "no reply");
+  auto r = await_epoch(b, "t", 1, kReply);
+  ASSERT_TRUE(r);
+  EXPECT_EQ(r->isr.size(), 3u);
+  for (std::size_t i = 0; i < 3; ++i) {
+    const auto data = dir_.path() / ("node" + std::to_string(i));
+    EXPECT_TRUE(eventually([&] { return count_in_log(data, "t", "after") == 1; }, kReply)) << i;
+    EXPECT_EQ(count_in_log(data, "t", "before"), 0) << "node " << i << " kept the deleted log";
+  }
+}
+
 TEST_F(ReplicationTest, AFollowerForwardsPublishesToTheLeader) {
   auto* a = start_node();
   auto* b = start_node();

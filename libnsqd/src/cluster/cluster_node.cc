@@ -48,6 +48,9 @@ ClusterNode::ClusterNode(etcd::Client etcd, const Options& o, std::string node_i
   cs.lease_ttl = lease_ttl;
   Coordinator::Hooks ch;
   ch.on_replica = [this](const std::string& topic) { broker_.get_or_create_topic(topic); };
+  // Deleted on another node: gone here too (its replica log goes with the
+  // roles, in the replicator).
+  ch.on_gone = [this](const std::string& topic) { broker_.delete_topic(topic); };
   ch.on_roles = [this](const std::vector<Role>& roles) {
     replicator_->apply(roles);
     leadership_changed(roles);
@@ -115,8 +118,9 @@ HttpApi::Cluster ClusterNode::http_hooks() {
 }
 
 void ClusterNode::start() {
-  broker_.set_topic_created_hook(
-      [this](const std::string& topic) { coordinator_->ensure_topic(topic); });
+  broker_.set_topic_hooks(
+      {[this](const std::string& topic) { coordinator_->ensure_topic(topic); },
+       [this](const std::string& topic) { coordinator_->forget_topic(topic); }});
   broker_.set_replication(replicator_.get());
   for (const auto& topic : broker_.topics()) {
     if (!topic->ephemeral()) coordinator_->ensure_topic(topic->name());
@@ -126,7 +130,7 @@ void ClusterNode::start() {
 }
 
 void ClusterNode::stop() {
-  broker_.set_topic_created_hook(nullptr);
+  broker_.set_topic_hooks({});
   broker_.set_replication(nullptr);
   stopping_ = true;  // replays in progress end at their next batch
   coordinator_->stop();

@@ -55,8 +55,19 @@ void Coordinator::stop() {
 void Coordinator::ensure_topic(const std::string& topic, int replicas) {
   {
     std::lock_guard lock(mu_);
-    if (view_.topics.count(topic)) return;
+    if (view_.topics.count(topic) && !to_delete_.count(topic)) return;
     to_create_.emplace(topic, replicas);
+    poked_ = true;
+  }
+  wake_.notify_all();
+}
+
+void Coordinator::forget_topic(const std::string& topic) {
+  {
+    std::lock_guard lock(mu_);
+    to_create_.erase(topic);
+    if (!view_.topics.count(topic)) return;
+    to_delete_.insert(topic);
     poked_ = true;
   }
   wake_.notify_all();
@@ -184,17 +195,26 @@ void Coordinator::refresh() {
   // Taken before the read, so a placement sees every node that joined
   // before the topic was asked for.
   std::map<std::string, int> creations;
+  std::set<std::string> deletions;
   {
     std::lock_guard lock(mu_);
     creations.swap(to_create_);
+    deletions.swap(to_delete_);
   }
   auto view = read();
+  bool changed = false;
+  // Deletions first: a topic deleted and published to again is created anew.
+  for (const auto& topic : deletions) {
+    if (!view || !view->topics.count(topic)) continue;
+    remove(topic);
+    changed = true;
+  }
+  if (changed) view = read();
   if (!view) {
     std::lock_guard lock(mu_);
     to_create_.merge(creations);
     return;
   }
-  bool changed = false;
   for (const auto& [topic, replicas] : creations) {
     if (view->topics.count(topic)) continue;
     create(*view, topic, replicas);
@@ -263,6 +283,19 @@ void Coordinator::create(const View& view, const std::string& topic, int replica
   }
 }
 
+void Coordinator::remove(const std::string& topic) {
+  using Op = etcd::Op;
+  auto txn = etcd_.txn({},
+                       {Op{Op::Kind::remove, keys_.topic(topic), {}, 0, false},
+                        Op{Op::Kind::remove, keys_.leader(topic), {}, 0, false}},
+                       {});
+  if (!txn) {
+    warn("could not delete " + topic + " - " + txn.error());
+    return;
+  }
+  log_->info("TOPIC({}): deleted from the cluster", topic);
+}
+
 void Coordinator::elect(const View& view, const std::string& topic) {
   const View::Topic& t = view.topics.at(topic);
   Placement p = t.placement;
@@ -325,6 +358,15 @@ void Coordinator::publish(View view) {
       announce.push_back(topic);
     }
   }
+  std::vector<std::string> gone;
+  for (auto it = announced_.begin(); it != announced_.end();) {
+    if (view.topics.count(*it)) {
+      ++it;
+    } else {
+      gone.push_back(*it);
+      it = announced_.erase(it);
+    }
+  }
   std::vector<Role> roles = roles_of(view, settings_.node_id);
   if (!member()) {
     for (auto& r : roles) r.leader = false;  // a lapsed lease leads nothing
@@ -336,6 +378,9 @@ void Coordinator::publish(View view) {
   if (hooks_.on_roles) hooks_.on_roles(roles);
   if (hooks_.on_replica) {
     for (const auto& topic : announce) hooks_.on_replica(topic);
+  }
+  if (hooks_.on_gone) {
+    for (const auto& topic : gone) hooks_.on_gone(topic);
   }
 }
 

@@ -47,6 +47,8 @@ class Coordinator {
   struct Hooks {
     // Each topic this node learns it holds a replica of (once per topic and start).
     std::function<void(const std::string& topic)> on_replica;
+    // Each such topic once it is gone from the cluster (deleted).
+    std::function<void(const std::string& topic)> on_gone;
     // After each read of the cluster: this node's part in every topic it
     // replicates (leader only while it is a member).
     std::function<void(const std::vector<Role>& roles)> on_roles;
@@ -66,6 +68,9 @@ class Coordinator {
   // (0: the default factor). Returns at once; the placement is made on the
   // coordinator's thread.
   void ensure_topic(const std::string& topic, int replicas = 0);
+  // Asks for `topic` to leave the cluster (deleted on this node): every
+  // replica drops it when it next reads the cluster. Returns at once.
+  void forget_topic(const std::string& topic);
 
   // Asks etcd to record `isr` as the in-sync set of a topic this node leads
   // at `epoch` (a compare-and-swap; dropped if the topic moved on meanwhile).
@@ -99,6 +104,7 @@ class Coordinator {
   tl::expected<bool, std::string> claim(const std::string& topic, const Placement& p,
                                         const etcd::Compare& guard);
   void create(const View& view, const std::string& topic, int replicas);
+  void remove(const std::string& topic);
   void elect(const View& view, const std::string& topic);
   bool change_isr(const View& view, const std::string& topic, std::uint32_t epoch,
                   std::vector<std::string> isr);
@@ -118,6 +124,7 @@ class Coordinator {
   std::map<std::string, std::pair<std::uint32_t, std::vector<std::string>>>
       to_set_isr_;                        // guarded by mu_: topic -> (epoch, isr)
   std::map<std::string, int> to_create_;  // guarded by mu_: topic -> replicas (0 default)
+  std::set<std::string> to_delete_;       // guarded by mu_
   View view_;                             // guarded by mu_
   etcd::LeaseId lease_ = 0;               // guarded by mu_
   Clock::time_point lease_renewed_{};     // guarded by mu_

@@ -100,6 +100,25 @@ std::vector<std::pair<std::uint32_t, std::uint64_t>> parse_epochs(std::string_vi
 
 }  // namespace
 
+std::filesystem::path state_path(const std::filesystem::path& dir, const std::string& topic) {
+  return dir / (topic + ".replica.state");
+}
+
+std::error_code remove_replica_files(const std::filesystem::path& dir, const std::string& topic) {
+  const std::string prefix = topic + ".replica.";
+  std::vector<std::filesystem::path> doomed = {dir / (prefix + "epochs"), state_path(dir, topic)};
+  std::error_code ec;
+  for (const auto& entry : std::filesystem::directory_iterator(dir, ec)) {
+    if (segment_start(entry.path().filename().string(), prefix)) doomed.push_back(entry.path());
+  }
+  if (ec) return ec;
+  for (const auto& path : doomed) {
+    std::filesystem::remove(path, ec);
+    if (ec) return ec;
+  }
+  return sync_dir(dir);
+}
+
 std::filesystem::path ReplicaLog::segment_path(std::uint64_t start) const {
   char digits[21];
   std::snprintf(digits, sizeof digits, "%020llu", static_cast<unsigned long long>(start));

@@ -29,6 +29,14 @@ namespace nsq::nsqd::cluster {
 //
 // Thread safety: every member may be called from any thread; reads run
 // beside appends, and sync() does not hold appends back.
+// `<topic>.replica.state`: the delivery progress a replica last saved
+// (docs/replication.md, "Channel progress"), beside the topic's log.
+std::filesystem::path state_path(const std::filesystem::path& dir, const std::string& topic);
+
+// Deletes a topic's log segments, epochs and state from `dir` (a topic
+// deleted from the cluster); none of another topic's, whatever its name.
+std::error_code remove_replica_files(const std::filesystem::path& dir, const std::string& topic);
+
 class ReplicaLog {
  public:
   struct Options {

@@ -4,6 +4,7 @@
 
 #include "cluster/fetcher.h"
 #include "cluster/forwarder.h"
+#include "cluster/hop_trace.h"
 #include "cluster/log_record.h"
 #include "core/read_file.h"
 #include "nsqd/errc.h"
@@ -74,16 +75,16 @@ Replicator::Topic* Replicator::open_topic_locked(const std::string& name) {
   // The delivery progress this node last had; without it, a takeover
   // delivers the whole log again (at least once).
   TopicProgress progress;
-  const auto state_path = settings_.data_dir / (name + ".replica.state");
-  auto state = read_file_if_exists(state_path);
+  const auto saved = state_path(settings_.data_dir, name);
+  auto state = read_file_if_exists(saved);
   if (!state) {
-    log_->error("TOPIC({}): cannot read {} - {}", name, state_path.string(), state.error());
+    log_->error("TOPIC({}): cannot read {} - {}", name, saved.string(), state.error());
   } else if (*state) {
     auto decoded = decode_progress(**state);
     if (decoded) {
       progress = std::move(*decoded);
     } else {
-      log_->error("TOPIC({}): {} - {}", name, state_path.string(), decoded.error());
+      log_->error("TOPIC({}): {} - {}", name, saved.string(), decoded.error());
     }
   }
   t.ledger = std::make_shared<Ledger>(0, std::move(progress));
@@ -157,7 +158,18 @@ void Replicator::apply(const std::vector<Role>& roles) {
         ++it;
         continue;
       }
+      // Deleted from the cluster: its files go before a topic of the same
+      // name can open them again (under mu_).
       lose_leadership_locked(it->second, make_error_code(errc::not_leader), later);
+      {
+        std::lock_guard files(it->second.files->mu);
+        it->second.files->removed = true;
+        if (auto ec = remove_replica_files(settings_.data_dir, it->first)) {
+          log_->error("TOPIC({}): cannot delete its replica log - {}", it->first, ec.message());
+        } else {
+          log_->info("TOPIC({}): replica log deleted", it->first);
+        }
+      }
       it = topics_.erase(it);
     }
     for (auto it = fetchers_.begin(); it != fetchers_.end();) {
@@ -273,6 +285,7 @@ void Replicator::replicate(const std::string& topic, std::uint32_t epoch,
       if (!end) {
         refused = end.error();
       } else {
+        hop::trace("L_append", *end);
         t.waiters.push_back({begin, *end, Clock::now() + 2 * settings_.lag_max, std::move(messages),
                              std::move(done)});
         t.unsynced = true;
@@ -311,6 +324,7 @@ void Replicator::advance_commit_locked(Topic& t, Later& later) {
   std::size_t n = 0;
   while (n < t.waiters.size() && t.waiters[n].end <= commit) ++n;
   for (std::size_t i = 0; i < n; ++i) {
+    hop::trace("L_commit", t.waiters[i].end);
     later.calls.push_back([done = std::move(t.waiters[i].done),
                            messages = std::move(t.waiters[i].messages)]() mutable {
       done(Replicated{{}, std::move(messages)});
@@ -372,6 +386,7 @@ void Replicator::run() {
       if (auto ec = log->sync()) {
         log_->error("TOPIC({}): cannot fsync the replica log - {}", name, ec.message());
       }
+      hop::trace("L_synced", log->durable_end());
     }
     Later later;
     {

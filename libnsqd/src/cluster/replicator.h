@@ -139,8 +139,16 @@ class Replicator final : public Replication {
     std::vector<MessageRef> messages;
     std::function<void(Replicated)> done;
   };
+  // A topic's files outside its log's appends: the progress saver writes
+  // the state under mu unless removed; a deleted topic's files go under it
+  // (taken after mu_, never before it).
+  struct Files {
+    std::mutex mu;
+    bool removed = false;
+  };
   struct Topic {
     std::shared_ptr<ReplicaLog> log;  // shared with a fetcher writing to it
+    std::shared_ptr<Files> files = std::make_shared<Files>();
     // Held by a fetcher from its check that this node follows the topic to
     // the end of its write (taken after mu_).
     std::shared_ptr<std::mutex> follow_writer = std::make_shared<std::mutex>();

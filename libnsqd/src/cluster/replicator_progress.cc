@@ -60,32 +60,36 @@ void Replicator::save_progress() {
     std::uint64_t version;
     TopicProgress progress;
     std::shared_ptr<ReplicaLog> log;
+    std::shared_ptr<Files> files;
   };
   std::vector<Dirty> dirty;
   {
     std::lock_guard lock(mu_);
     for (const auto& [name, t] : topics_) {
       const std::uint64_t version = t.ledger->version();
-      if (version != t.saved_version) dirty.push_back({name, version, t.ledger->progress(), t.log});
+      if (version != t.saved_version) {
+        dirty.push_back({name, version, t.ledger->progress(), t.log, t.files});
+      }
     }
   }
   for (auto& d : dirty) {
-    const auto path = settings_.data_dir / (d.topic + ".replica.state");
-    if (auto ec = diskqueue::write_file_atomic(path, encode(d.progress))) {
-      log_->error("TOPIC({}): cannot write {} - {}", d.topic, path.string(), ec.message());
-      continue;
-    }
     {
-      std::lock_guard lock(mu_);
-      if (auto it = topics_.find(d.topic); it != topics_.end())
-        it->second.saved_version = d.version;
+      std::lock_guard files(d.files->mu);
+      if (d.files->removed) continue;  // deleted meanwhile: no state comes back
+      const auto path = state_path(settings_.data_dir, d.topic);
+      if (auto ec = diskqueue::write_file_atomic(path, encode(d.progress))) {
+        log_->error("TOPIC({}): cannot write {} - {}", d.topic, path.string(), ec.message());
+        continue;
+      }
+      // Only below what is saved: a restart takes over from the saved
+      // progress, and must find every record it names as owed.
+      if (auto ec = d.log->trim(d.progress.low_water())) {
+        log_->error("TOPIC({}): cannot delete delivered replica log segments - {}", d.topic,
+                    ec.message());
+      }
     }
-    // Only below what is saved: a restart takes over from the saved
-    // progress, and must find every record it names as owed.
-    if (auto ec = d.log->trim(d.progress.low_water())) {
-      log_->error("TOPIC({}): cannot delete delivered replica log segments - {}", d.topic,
-                  ec.message());
-    }
+    std::lock_guard lock(mu_);
+    if (auto it = topics_.find(d.topic); it != topics_.end()) it->second.saved_version = d.version;
   }
 }
 

@@ -56,9 +56,9 @@ void Broker::set_lookup_hooks(LookupHooks hooks) {
   hooks_ = std::move(hooks);
 }
 
-void Broker::set_topic_created_hook(std::function<void(const std::string&)> hook) {
+void Broker::set_topic_hooks(TopicHooks hooks) {
   std::lock_guard lock(hooks_mu_);
-  topic_created_ = std::move(hook);
+  topic_hooks_ = std::move(hooks);
 }
 
 Broker::~Broker() {
@@ -130,7 +130,7 @@ std::shared_ptr<Topic> Broker::get_or_create_topic(const std::string& name) {
   {
     std::lock_guard lock(hooks_mu_);
     hooks = hooks_;
-    topic_created = topic_created_;
+    topic_created = topic_hooks_.created;
   }
   bool query_lookupd;
   {
@@ -196,7 +196,15 @@ bool Broker::delete_topic(const std::string& name) {
   std::vector<std::string> channels;
   for (const auto& channel : topic->channels()) channels.push_back(channel->name());
   topic->remove();
-  if (!topic->ephemeral()) schedule_metadata_save();
+  if (!topic->ephemeral()) {
+    schedule_metadata_save();
+    std::function<void(const std::string&)> topic_deleted;
+    {
+      std::lock_guard lock(hooks_mu_);
+      topic_deleted = topic_hooks_.deleted;
+    }
+    if (topic_deleted) topic_deleted(name);
+  }
   // As Go: the topic, then each of its channels, so that nsqlookupd drops
   // this node from their registrations too (and forgets ephemeral ones).
   ctx_.registration_changed(false, name, "");

@@ -76,9 +76,13 @@ class Broker {
     std::function<bool()> configured;  // any lookupd address set
   };
   void set_lookup_hooks(LookupHooks hooks);
-  // Cluster mode: called with each durable topic this node creates (set
-  // before serving).
-  void set_topic_created_hook(std::function<void(const std::string&)> hook);
+  // Cluster mode: called with each durable topic this node creates or
+  // deletes (set before serving; empty: none).
+  struct TopicHooks {
+    std::function<void(const std::string&)> created;
+    std::function<void(const std::string&)> deleted;
+  };
+  void set_topic_hooks(TopicHooks hooks);
 
   // Healthy unless the last disk write failed ("OK" or "NOK - <error>").
   bool healthy() const;
@@ -120,8 +124,8 @@ class Broker {
   bool save_again_ = false;    // guarded by save_state_mu_
 
   mutable std::mutex hooks_mu_;
-  LookupHooks hooks_;                                      // guarded by hooks_mu_
-  std::function<void(const std::string&)> topic_created_;  // guarded by hooks_mu_
+  LookupHooks hooks_;       // guarded by hooks_mu_
+  TopicHooks topic_hooks_;  // guarded by hooks_mu_
 
   mutable std::mutex health_mu_;
   std::string health_error_;  // guarded by health_mu_; empty = healthy
