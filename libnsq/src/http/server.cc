@@ -41,7 +41,6 @@
 #include "http/response.h"
 #include "nsq/io_pool.h"
 #include "nsq/listen_address.h"
-#include "../../../libnsqd/src/cluster/hop_trace.h"
 
 namespace nsq::http {
 
@@ -141,7 +140,6 @@ class Session : public std::enable_shared_from_this<Session> {
   // On the session's thread: the handler's response to request `seq`.
   void deliver(std::uint64_t seq, Response response) {
     if (closed_ || seq != seq_ || response_) return;
-    nsq::nsqd::cluster::hop::trace("H_deliver", response.body.size());
     response_ = std::move(response);
     reply_timer_.cancel();
   }
@@ -366,14 +364,12 @@ asio::awaitable<std::optional<Response>> Session::call_handler(Request request) 
 
 asio::awaitable<bool> Session::write_response(const Response& response, int version, bool closing,
                                               bool head) {
-  nsq::nsqd::cluster::hop::trace("H_write", response.body.size());
   std::string head_bytes = detail::response_head(response, version, closing, current_date());
   const bool body = !head && detail::status_has_body(response.status) && !response.body.empty();
   std::array<asio::const_buffer, 2> buffers{
       asio::buffer(head_bytes), body ? asio::buffer(response.body) : asio::const_buffer()};
   error_code ec;
   co_await write_all(buffers, ec);
-  nsq::nsqd::cluster::hop::trace("H_written", response.body.size());
   co_return !ec && !closed_;
 }
 

@@ -2,7 +2,6 @@
 
 #include <charconv>
 
-#include "cluster/hop_trace.h"
 #include "cluster/replicator.h"
 
 namespace nsq::nsqd::cluster {
@@ -80,7 +79,6 @@ void Fetcher::confirm() {
   request.node = settings_.node_id;
   request.topics = replicator_.followed(settings_.leader_id);
   if (request.topics.empty()) return;
-  for (const auto& t : request.topics) hop::trace("F_sent", t.durable, 0);
   // A failure shows in the fetch thread's next request to the same leader,
   // which logs it and carries the confirmation.
   (void)exchange(confirm_connection_, request);
@@ -94,7 +92,6 @@ bool Fetcher::fetch_once() {
   request.topics = replicator_.followed(settings_.leader_id);
   if (request.topics.empty()) return false;
   auto answers = exchange(connection_, request);
-  hop::trace("F_resp", 0);
   if (!answers) {
     if (answers.error() != last_error_) {
       log_->warn("CLUSTER: fetch from {} failed - {}", settings_.leader_id, answers.error());

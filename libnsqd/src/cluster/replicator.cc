@@ -4,7 +4,6 @@
 
 #include "cluster/fetcher.h"
 #include "cluster/forwarder.h"
-#include "cluster/hop_trace.h"
 #include "cluster/log_record.h"
 #include "core/read_file.h"
 #include "nsqd/errc.h"
@@ -285,7 +284,6 @@ void Replicator::replicate(const std::string& topic, std::uint32_t epoch,
       if (!end) {
         refused = end.error();
       } else {
-        hop::trace("L_append", *end);
         t.waiters.push_back({begin, *end, Clock::now() + 2 * settings_.lag_max, std::move(messages),
                              std::move(done)});
         t.unsynced = true;
@@ -324,7 +322,6 @@ void Replicator::advance_commit_locked(Topic& t, Later& later) {
   std::size_t n = 0;
   while (n < t.waiters.size() && t.waiters[n].end <= commit) ++n;
   for (std::size_t i = 0; i < n; ++i) {
-    hop::trace("L_commit", t.waiters[i].end);
     later.calls.push_back([done = std::move(t.waiters[i].done),
                            messages = std::move(t.waiters[i].messages)]() mutable {
       done(Replicated{{}, std::move(messages)});
@@ -386,7 +383,6 @@ void Replicator::run() {
       if (auto ec = log->sync()) {
         log_->error("TOPIC({}): cannot fsync the replica log - {}", name, ec.message());
       }
-      hop::trace("L_synced", log->durable_end());
     }
     Later later;
     {

@@ -4,7 +4,6 @@
 
 #include <algorithm>
 
-#include "cluster/hop_trace.h"
 #include "nsq/endian.h"
 
 namespace nsq::nsqd::cluster {
@@ -73,7 +72,6 @@ bool Replicator::absorb(const std::string& leader_id, const wire::FetchAnswer& a
     return true;
   }
   if (answer.status != wire::FetchStatus::ok || answer.records.empty()) return true;
-  hop::trace("F_recv", log->end() + answer.records.size());
   // Whole records in epoch order: each new epoch is recorded where it begins.
   const ScannedRecords scanned = scan_records(answer.records, settings_.max_record);
   if (scanned.corrupt || scanned.consumed != answer.records.size()) {
@@ -100,7 +98,6 @@ bool Replicator::absorb(const std::string& leader_id, const wire::FetchAnswer& a
     }
     rest.remove_prefix(run);
   }
-  hop::trace("F_written", log->end());
   return true;
 }
 
@@ -118,7 +115,6 @@ bool Replicator::sync_followed(const std::string& leader_id) {
       log_->error("TOPIC({}): cannot fsync the replica log - {}", name, ec.message());
       ok = false;
     }
-    hop::trace("F_synced", log->durable_end());
   }
   return ok;
 }

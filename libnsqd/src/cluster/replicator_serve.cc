@@ -5,7 +5,6 @@
 
 #include <algorithm>
 
-#include "cluster/hop_trace.h"
 #include "cluster/log_record.h"
 
 namespace nsq::nsqd::cluster {
@@ -54,8 +53,6 @@ std::vector<wire::FetchAnswer> Replicator::answer_locked(const wire::FetchReques
       auto records = t.log->read(asked.offset, request.max_bytes);
       if (records) {
         a.records = std::move(*records);
-        hop::trace("L_answer", asked.offset + a.records.size(),
-                   int(std::hash<std::string>{}(request.node) % 1000));
         if (any_records) *any_records = true;
       }
     }
@@ -123,7 +120,6 @@ void Replicator::fetch(std::string_view body, FetchReply reply) {
       auto answers = answer_locked(*request, &any_records);
       // The offsets asked confirm records: publishes may be committed now.
       for (const auto& asked : request->topics) {
-        hop::trace("L_confirm", asked.durable, int(std::hash<std::string>{}(request->node) % 1000));
         if (auto it = topics_.find(asked.topic); it != topics_.end()) {
           advance_commit_locked(it->second, later);
         }

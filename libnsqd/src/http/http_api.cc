@@ -1,5 +1,4 @@
 #include "http/http_api.h"
-#include "cluster/hop_trace.h"
 
 #include <malloc.h>
 #include <spdlog/spdlog.h>
@@ -192,7 +191,6 @@ void HttpApi::do_cluster_fetch(const Request& req, const Reply& reply) {
     return;
   }
   cluster_.fetch(req.body, [reply](int status, std::string body) {
-    nsq::nsqd::cluster::hop::trace("L_reply", body.size());
     Response r;
     r.status = status;
     r.body = std::move(body);

@@ -5,7 +5,6 @@
 
 #include "core/broker.h"
 #include "core/replication.h"
-#include "cluster/hop_trace.h"
 #include "nsq/names.h"
 #include "nsq/parse.h"
 #include "protocol/errors.h"
@@ -61,8 +60,6 @@ awaitable<bool> forward(V2Client& client, std::string_view cmd, const std::strin
 // touched until this returns, because the read loop waits for it.
 awaitable<bool> publish(V2Client& client, std::string_view cmd, const std::string& topic_name,
                         std::vector<std::string_view> bodies, milliseconds defer) {
-  auto hop_ns = [] { return std::chrono::duration_cast<std::chrono::nanoseconds>(std::chrono::steady_clock::now().time_since_epoch()).count(); };
-  const auto t_enter = hop_ns();
   auto topic = client.broker().get_or_create_topic(topic_name);
   if (!topic) co_return client.fail(failed(cmd, "exiting"));
   // Cluster mode: only the topic's leader, with enough replicas in sync, takes it.
@@ -78,22 +75,17 @@ awaitable<bool> publish(V2Client& client, std::string_view cmd, const std::strin
     }
     if (!admission->accepted()) co_return client.fail(failed(cmd, admission->refusal));
     epoch = admission->epoch;
-    nsqd::cluster::hop::trace("P_admit", hop_ns() - t_enter);
   }
   DiskWrites spill;
   if (replication) {
     // Committed first, then given to the channels.
     Completion<Replication::Replicated> committed(client.executor());
     replication->replicate(topic_name, epoch, bodies, defer_until_ms(defer), committed.callback());
-    const auto t_rep = hop_ns();
     const Replication::Replicated replicated = co_await committed.wait();
-    nsqd::cluster::hop::trace("P_commit", hop_ns() - t_rep);
-    const auto t_pp = hop_ns();
     if (replicated.error) co_return client.fail(failed(cmd, replicated.error.message()));
     if (std::error_code ec = topic->publish_prepared(replicated.messages, defer, spill)) {
       co_return client.fail(failed(cmd, ec.message()));
     }
-    nsqd::cluster::hop::trace("P_prepared", hop_ns() - t_pp);
   } else if (std::error_code ec = topic->publish(bodies, defer, spill)) {
     co_return client.fail(failed(cmd, ec.message()));
   }
@@ -112,7 +104,6 @@ awaitable<bool> publish(V2Client& client, std::string_view cmd, const std::strin
     }
     if (ec) co_return client.fail(failed(cmd, ec.message()));
   }
-  nsqd::cluster::hop::trace("P_total", hop_ns() - t_enter, spill.empty() ? 0 : 1);
   client.state().count_published(topic_name, bodies.size());
   client.respond("OK");
   co_return true;
