@@ -157,6 +157,27 @@ TEST_F(ReplicationTest, NodesKeepTheirPlaceAcrossAnEtcdRestart) {
   EXPECT_FALSE(t->leader.empty());
 }
 
+// A deletion that etcd could not take (down) is asked again until it can.
+TEST_F(ReplicationTest, ATopicDeletedWhileEtcdIsDownLeavesTheClusterOnceEtcdIsBack) {
+  lease_ttl_s_ = 3;
+  auto* a = start_node();
+  auto* b = start_node();
+  ASSERT_TRUE(a && b);
+  ASSERT_TRUE(http(a, "POST", "/topic/create?topic=t"));
+  ASSERT_TRUE(await_epoch(b, "t", 1, kReply));
+
+  etcd_.kill_now();
+  auto deleted = http(b, "POST", "/topic/delete?topic=t");
+  ASSERT_TRUE(deleted && deleted->status == 200);
+  ASSERT_TRUE(b->wait_for_log("could not read the cluster", ms(10000))) << b->log();
+  const std::string err = etcd_.start(dir_.path() / "etcd");
+  ASSERT_TRUE(err.empty()) << err;
+  EXPECT_TRUE(eventually([&] { return !replication(a, "t"); }, ms(15000)))
+      << "a still replicates t\n"
+      << b->log();
+  EXPECT_TRUE(b->wait_for_log("TOPIC(t): deleted from the cluster", kReply)) << b->log();
+}
+
 // One of etcd's own counters (its /metrics), -1 when it cannot be read.
 double etcd_counter(int port, const std::string& name) {
   auto reply = testutil::http_once(port, "GET", "/metrics");

@@ -204,17 +204,23 @@ void Coordinator::refresh() {
   auto view = read();
   bool changed = false;
   // Deletions first: a topic deleted and published to again is created anew.
+  // What etcd did not take is asked again at the next read.
+  std::set<std::string> undone;
   for (const auto& topic : deletions) {
-    if (!view || !view->topics.count(topic)) continue;
-    remove(topic);
-    changed = true;
+    if (!view) {
+      undone.insert(topic);
+    } else if (view->topics.count(topic)) {
+      if (!remove(topic)) undone.insert(topic);
+      changed = true;
+    }
   }
   if (changed) view = read();
-  if (!view) {
+  if (!undone.empty() || !view) {
     std::lock_guard lock(mu_);
-    to_create_.merge(creations);
-    return;
+    to_delete_.merge(undone);
+    if (!view) to_create_.merge(creations);
   }
+  if (!view) return;
   for (const auto& [topic, replicas] : creations) {
     if (view->topics.count(topic)) continue;
     create(*view, topic, replicas);
@@ -283,7 +289,7 @@ void Coordinator::create(const View& view, const std::string& topic, int replica
   }
 }
 
-void Coordinator::remove(const std::string& topic) {
+bool Coordinator::remove(const std::string& topic) {
   using Op = etcd::Op;
   auto txn = etcd_.txn({},
                        {Op{Op::Kind::remove, keys_.topic(topic), {}, 0, false},
@@ -291,9 +297,10 @@ void Coordinator::remove(const std::string& topic) {
                        {});
   if (!txn) {
     warn("could not delete " + topic + " - " + txn.error());
-    return;
+    return false;
   }
   log_->info("TOPIC({}): deleted from the cluster", topic);
+  return true;
 }
 
 void Coordinator::elect(const View& view, const std::string& topic) {

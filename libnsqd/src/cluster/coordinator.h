@@ -104,7 +104,7 @@ class Coordinator {
   tl::expected<bool, std::string> claim(const std::string& topic, const Placement& p,
                                         const etcd::Compare& guard);
   void create(const View& view, const std::string& topic, int replicas);
-  void remove(const std::string& topic);
+  bool remove(const std::string& topic);  // false: etcd did not take it
   void elect(const View& view, const std::string& topic);
   bool change_isr(const View& view, const std::string& topic, std::uint32_t epoch,
                   std::vector<std::string> isr);
