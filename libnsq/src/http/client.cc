@@ -277,31 +277,62 @@ void KeptConnection::close() {
 }
 
 tl::expected<ClientResponse, std::string> KeptConnection::request(const ClientRequest& req) {
-  const std::string where = host_port(req.host, req.port);
-  if (where != where_) close();
-  const std::string raw = raw_request(req, true);
-  const auto deadline = Clock::now() + req.request_timeout;
+  if (auto sent = send(req); !sent) return tl::unexpected(std::move(sent.error()));
+  return receive();
+}
+
+tl::expected<void, std::string> KeptConnection::write(Pending& p) {
+  const std::string where = host_port(p.host, p.port);
+  p.reused = fd_ >= 0;
+  if (!p.reused) {
+    auto fd = connect_to(p.host, p.port, p.connect_timeout, p.deadline);
+    if (!fd) return tl::unexpected(fd.error());
+    // One write per request, sent at once: no wait for the ack of the last.
+    const int one = 1;
+    ::setsockopt(fd->get(), IPPROTO_TCP, TCP_NODELAY, &one, sizeof one);
+    fd_ = fd->release();
+    where_ = where;
+  }
+  auto sent = send_all(fd_, p.raw, p.deadline, where);
+  if (!sent) close();
+  return sent;
+}
+
+tl::expected<void, std::string> KeptConnection::send(const ClientRequest& req) {
+  if (awaiting()) (void)receive();
+  if (host_port(req.host, req.port) != where_) close();
+  Pending p;
+  p.raw = raw_request(req, true);
+  p.host = req.host;
+  p.port = req.port;
+  p.head = req.method == "HEAD";
+  p.max_body = req.max_body;
+  p.connect_timeout = req.connect_timeout;
+  p.deadline = Clock::now() + req.request_timeout;
+  if (auto sent = write(p); !sent) {
+    // A kept connection the server has closed: once more on a new one.
+    if (!p.reused) return sent;
+    if (auto again = write(p); !again) return again;
+  }
+  pending_ = std::move(p);
+  return {};
+}
+
+tl::expected<ClientResponse, std::string> KeptConnection::receive() {
+  if (!pending_) return tl::unexpected(std::string("no request awaits an answer"));
+  Pending p = std::move(*pending_);
+  pending_.reset();
   for (int attempt = 0;; ++attempt) {
-    const bool reused = fd_ >= 0;
-    if (!reused) {
-      auto fd = connect_to(req.host, req.port, req.connect_timeout, deadline);
-      if (!fd) return tl::unexpected(fd.error());
-      // One write per request, sent at once: no wait for the ack of the last.
-      const int one = 1;
-      ::setsockopt(fd->get(), IPPROTO_TCP, TCP_NODELAY, &one, sizeof one);
-      fd_ = fd->release();
-      where_ = where;
-    }
     bool received = false;
-    auto sent = send_all(fd_, raw, deadline, where);
-    auto response =
-        sent ? read_one(fd_, req.method == "HEAD", req.max_body, deadline, where, &received)
-             : tl::unexpected(sent.error());
+    auto response = read_one(fd_, p.head, p.max_body, p.deadline, where_, &received);
     if (response && !wants_close(*response)) return response;
     close();
     // The server closed a kept connection before answering (its idle
     // timeout): the request goes once more on a new one.
-    if (!response && reused && !received && attempt == 0) continue;
+    if (!response && p.reused && !received && attempt == 0) {
+      if (auto sent = write(p); !sent) return tl::unexpected(std::move(sent.error()));
+      continue;
+    }
     return response;
   }
 }

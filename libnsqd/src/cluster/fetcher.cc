@@ -35,10 +35,20 @@ void Fetcher::sync_loop() {
     sync_cv_.wait(lock, [&] { return sync_wanted_ || stopping_; });
     if (!sync_wanted_) break;
     sync_wanted_ = false;
+    // A later fsync that works proves nothing of what the failed one lost:
+    // none until recover() has cut the logs back.
+    if (sync_failed_) continue;
     lock.unlock();
     const bool synced = replicator_.sync_followed(settings_.leader_id);
     lock.lock();
-    if (synced && !stopping_) {
+    if (!synced) {
+      // What was written since the last good fsync may be gone from the
+      // disk however the next fsync goes: the fetch thread stops asking
+      // (so the leader drops this node from the in-sync set rather than
+      // wait for confirmations that cannot come) until it has cut the logs
+      // back to what is known durable.
+      sync_failed_ = true;
+    } else if (!stopping_) {
       lock.unlock();
       confirm();
       lock.lock();
@@ -62,7 +72,12 @@ void Fetcher::set_address(const std::string& leader_http) {
 
 void Fetcher::run() {
   for (;;) {
-    const bool ok = fetch_once();
+    bool failed;
+    {
+      std::lock_guard lock(mu_);
+      failed = sync_failed_;
+    }
+    const bool ok = failed ? recover() : fetch_once();
     std::unique_lock lock(mu_);
     if (stopping_) break;
     // After a failure (the leader down, nothing to follow yet), a pause
@@ -73,15 +88,28 @@ void Fetcher::run() {
   running_.fetch_sub(1, std::memory_order_release);
 }
 
+bool Fetcher::recover() {
+  if (!replicator_.cut_followed_to_durable(settings_.leader_id)) return false;
+  std::lock_guard lock(mu_);
+  sync_failed_ = false;
+  log_->info("CLUSTER: fsyncs work again: following {} from what is durable", settings_.leader_id);
+  return true;
+}
+
 void Fetcher::confirm() {
   wire::FetchRequest request;
   request.max_bytes = 0;  // a confirmation: the leader sends no records back
   request.node = settings_.node_id;
   request.topics = replicator_.followed(settings_.leader_id);
   if (request.topics.empty()) return;
-  // A failure shows in the fetch thread's next request to the same leader,
-  // which logs it and carries the confirmation.
-  (void)exchange(confirm_connection_, request);
+  auto http_request = to_http(request);
+  if (!http_request) return;
+  // Not waited for: the next fsync runs while the leader takes it. The
+  // answer (nothing but "taken") is read before the next confirmation, by
+  // then mostly there. A failure shows in the fetch thread's next request
+  // to the same leader, which logs it and carries the confirmation.
+  if (confirm_connection_.awaiting()) (void)confirm_connection_.receive();
+  (void)confirm_connection_.send(*http_request);
 }
 
 bool Fetcher::fetch_once() {
@@ -110,8 +138,7 @@ bool Fetcher::fetch_once() {
   return absorbed;
 }
 
-tl::expected<std::vector<wire::FetchAnswer>, std::string> Fetcher::exchange(
-    http::KeptConnection& connection, const wire::FetchRequest& request) {
+tl::expected<http::ClientRequest, std::string> Fetcher::to_http(const wire::FetchRequest& request) {
   std::string address;
   {
     std::lock_guard lock(mu_);
@@ -141,10 +168,18 @@ tl::expected<std::vector<wire::FetchAnswer>, std::string> Fetcher::exchange(
                           : std::chrono::milliseconds(request.wait_ms) + settings_.connect_timeout +
                                 std::chrono::seconds(5);
   r.max_body = std::size_t(settings_.max_bytes) * request.topics.size() + (1 << 20);
-  auto response = connection.request(r);
-  if (!response) return tl::unexpected(address + ": " + response.error());
+  return r;
+}
+
+tl::expected<std::vector<wire::FetchAnswer>, std::string> Fetcher::exchange(
+    http::KeptConnection& connection, const wire::FetchRequest& request) {
+  auto http_request = to_http(request);
+  if (!http_request) return tl::unexpected(std::move(http_request.error()));
+  auto response = connection.request(*http_request);
+  const std::string where = http_request->host + ":" + std::to_string(http_request->port);
+  if (!response) return tl::unexpected(where + ": " + response.error());
   if (response->status != 200) {
-    return tl::unexpected(address + ": status " + std::to_string(response->status) + ": " +
+    return tl::unexpected(where + ": status " + std::to_string(response->status) + ": " +
                           response->body.substr(0, 200));
   }
   return wire::decode_answers(response->body);

@@ -25,7 +25,9 @@ class Replicator;
 // to the leader at once on a connection of its own. The fetch thread asks
 // again at once, so the leader holds a request to answer the moment records
 // come, also while an fsync runs; what is fsynced is what commits a
-// publish.
+// publish. After a failed fsync the fetch thread stops asking (the leader
+// drops this node from the in-sync set) until it has cut the logs back to
+// what was fsynced; then it catches up from there.
 //
 // Thread safety: set_address(), request_stop() and finished() from any
 // thread; the destructor stops the threads (waiting for at most one request
@@ -63,6 +65,11 @@ class Fetcher {
   void want_sync();
   // Tells the leader what is fsynced now (a request without records).
   void confirm();
+  // After a failed fsync: the logs cut back to what is durable (true: the
+  // fetch thread asks again from there).
+  bool recover();
+  // `request` as an HTTP request to the leader.
+  tl::expected<http::ClientRequest, std::string> to_http(const wire::FetchRequest& request);
   // POSTs `request` to the leader on `connection`.
   tl::expected<std::vector<wire::FetchAnswer>, std::string> exchange(
       http::KeptConnection& connection, const wire::FetchRequest& request);
@@ -82,6 +89,7 @@ class Fetcher {
   // Guarded by mu_.
   std::condition_variable sync_cv_;
   bool sync_wanted_ = false;
+  bool sync_failed_ = false;  // until recover() has cut the logs back
 
   std::thread syncer_;
   std::thread thread_;

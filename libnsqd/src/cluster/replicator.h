@@ -121,6 +121,10 @@ class Replicator final : public Replication {
   // Fsyncs the logs of the topics led by `leader_id` (a fetcher's syncer);
   // false when one failed.
   bool sync_followed(const std::string& leader_id);
+  // After a failed fsync (a fetcher's): cuts the logs of the topics led by
+  // `leader_id` back to what they know durable, which the kernel may not
+  // have kept past the failure; false when one could not be cut.
+  bool cut_followed_to_durable(const std::string& leader_id);
 
  private:
   using Clock = std::chrono::steady_clock;

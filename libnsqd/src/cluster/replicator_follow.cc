@@ -119,4 +119,37 @@ bool Replicator::sync_followed(const std::string& leader_id) {
   return ok;
 }
 
+bool Replicator::cut_followed_to_durable(const std::string& leader_id) {
+  struct Followed {
+    std::string name;
+    std::shared_ptr<ReplicaLog> log;
+    std::shared_ptr<std::mutex> writer;
+  };
+  std::vector<Followed> followed;
+  {
+    std::lock_guard lock(mu_);
+    for (const auto& [name, t] : topics_) {
+      if (!t.role.leader && t.role.leader_id == leader_id) {
+        followed.push_back({name, t.log, t.follow_writer});
+      }
+    }
+  }
+  bool ok = true;
+  for (const auto& f : followed) {
+    // As absorb(): this node cannot start leading the topic meanwhile.
+    std::lock_guard writing(*f.writer);
+    const std::uint64_t durable = f.log->durable_end();
+    if (durable == f.log->end()) continue;
+    if (auto ec = f.log->truncate(durable)) {
+      log_->error("TOPIC({}): cannot cut the replica log back to {} after a failed fsync - {}",
+                  f.name, durable, ec.message());
+      ok = false;
+    } else {
+      log_->warn("TOPIC({}): replica log cut back to {} (what was fsynced) after a failed fsync",
+                 f.name, durable);
+    }
+  }
+  return ok;
+}
+
 }  // namespace nsq::nsqd::cluster

@@ -9,6 +9,7 @@
 #include <unistd.h>
 
 #include <chrono>
+#include <condition_variable>
 #include <mutex>
 #include <string>
 #include <thread>
@@ -226,6 +227,52 @@ TEST(KeptConnection, RequestsShareOneConnection) {
   std::lock_guard lock(mu);
   ASSERT_EQ(peers.size(), 5u);
   for (const auto& p : peers) EXPECT_EQ(p, peers[0]) << "one connection for all";
+}
+
+// send() returns before the answer; receive() reads it; a send() while an
+// answer is due drops that answer first, so each receive() gets its own.
+TEST(KeptConnection, SendReturnsBeforeTheAnswerAndReceiveReadsIt) {
+  std::mutex mu;
+  std::condition_variable cv;
+  bool release = false;
+  Server server({}, [&](Request r, ReplyFn reply) {
+    if (r.body == "held") {
+      // Bounded: a send() that waited for this answer fails the test
+      // instead of hanging it.
+      std::unique_lock lock(mu);
+      if (!cv.wait_for(lock, std::chrono::seconds(10), [&] { return release; })) r.body = "late";
+    }
+    Response resp;
+    resp.body = r.body;
+    reply(std::move(resp));
+  });
+  ASSERT_EQ(server.listen("127.0.0.1:0"), "");
+  server.start();
+  KeptConnection connection;
+  ClientRequest req;
+  req.method = "POST";
+  req.host = "127.0.0.1";
+  req.port = server.port();
+  EXPECT_FALSE(connection.receive()) << "nothing was sent";
+  req.body = "held";
+  ASSERT_TRUE(connection.send(req));  // answered only once released
+  EXPECT_TRUE(connection.awaiting());
+  {
+    std::lock_guard lock(mu);
+    release = true;
+  }
+  cv.notify_all();
+  auto held = connection.receive();
+  ASSERT_TRUE(held) << held.error();
+  EXPECT_EQ(held->body, "held");
+  EXPECT_FALSE(connection.awaiting());
+  req.body = "dropped";
+  ASSERT_TRUE(connection.send(req));
+  req.body = "kept";
+  ASSERT_TRUE(connection.send(req));
+  auto kept = connection.receive();
+  ASSERT_TRUE(kept) << kept.error();
+  EXPECT_EQ(kept->body, "kept");
 }
 
 // The server closes a kept connection after reading the next request

@@ -2,6 +2,7 @@
 
 #include <chrono>
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <tl/expected.hpp>
@@ -81,12 +82,35 @@ class KeptConnection {
   KeptConnection(const KeptConnection&) = delete;
   KeptConnection& operator=(const KeptConnection&) = delete;
 
+  // send() then receive().
   tl::expected<ClientResponse, std::string> request(const ClientRequest& request);
+  // The two halves of a request, for a caller with other work to do while
+  // the server answers (a follower's next fsync while the leader takes its
+  // confirmation). A send() while an answer is due reads and drops it first.
+  tl::expected<void, std::string> send(const ClientRequest& request);
+  // The answer to the last send(), within its request_timeout.
+  tl::expected<ClientResponse, std::string> receive();
+  // A send() whose answer receive() has not read yet.
+  bool awaiting() const { return pending_.has_value(); }
   void close();
 
  private:
+  struct Pending {
+    std::string raw;  // sent again once if the kept connection was closed before the answer
+    std::string host;
+    std::uint16_t port = 0;
+    bool head = false;
+    bool reused = false;  // went on a connection kept from an earlier request
+    std::size_t max_body = 0;
+    std::chrono::milliseconds connect_timeout{};
+    std::chrono::steady_clock::time_point deadline{};
+  };
+  // Writes p.raw, connecting first when no connection is kept.
+  tl::expected<void, std::string> write(Pending& p);
+
   int fd_ = -1;
   std::string where_;  // host:port of fd_
+  std::optional<Pending> pending_;
 };
 
 // The parts of an absolute http:// or https:// URL that a request needs.
