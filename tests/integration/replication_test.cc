@@ -285,6 +285,43 @@ TEST_F(ReplicationTest, AConfirmationIsAnsweredAtOnceWithoutRecords) {
   EXPECT_GT(confirmed.value, 0u) << "the commit point";
 }
 
+// A follower's fetches and confirmations travel on two connections, so a
+// fetch sent before a confirmation can arrive after it, and a held fetch is
+// looked at again when it is answered: a request that carries an older
+// fsynced end than the follower has confirmed must not move its
+// acknowledged point back (a publish would then wait for the follower's
+// next request: the 100-500 ms stalls of replicated publishing's tail).
+TEST_F(ReplicationTest, AnOlderFsyncedEndDoesNotUndoAConfirmation) {
+  lease_ttl_s_ = 10;  // c stays in the in-sync set while frozen
+  auto* a = start_node();
+  auto* b = start_node();
+  auto* c = start_node();
+  ASSERT_TRUE(a && b && c);
+  ASSERT_TRUE(http(a, "POST", "/topic/create?topic=t"));
+  ASSERT_TRUE(await_epoch(b, "t", 1, kReply));
+  ASSERT_TRUE(await_epoch(c, "t", 1, kReply));
+  auto pub = http(a, "POST", "/pub?topic=t", "confirmed");
+  ASSERT_TRUE(pub && pub->status == 200);
+  auto lag_of_c = [&]() -> std::int64_t {
+    auto r = replication(a, "t");
+    return r && r->lag.count(id(c)) ? r->lag.at(id(c)) : -1;
+  };
+  ASSERT_TRUE(eventually([&] { return lag_of_c() == 0; }, ms(5000)));
+  // Frozen, c sends nothing more of its own: the test speaks for it.
+  ASSERT_TRUE(c->send_signal(SIGSTOP));
+
+  nsqd::cluster::wire::FetchRequest stale;
+  stale.node = id(c);
+  stale.max_bytes = 1 << 20;
+  stale.wait_ms = 0;
+  stale.topics.push_back({"t", 1, 1, 0, 0});  // durable end 0: before the confirmation
+  HttpClient client(a->host(), a->http_port(), ms(3000));
+  auto reply = client.request("POST", "/cluster/fetch", nsqd::cluster::wire::encode(stale));
+  ASSERT_TRUE(reply && reply->status == 200) << (reply ? reply->describe() : "no reply");
+  EXPECT_EQ(lag_of_c(), 0) << "c's confirmed end moved back";
+  ASSERT_TRUE(c->send_signal(SIGCONT));
+}
+
 // /topic/delete on any node deletes the topic from the cluster: every
 // replica drops it and its replica log, and publishing again creates it
 // anew.

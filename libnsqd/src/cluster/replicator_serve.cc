@@ -46,7 +46,14 @@ std::vector<wire::FetchAnswer> Replicator::answer_locked(const wire::FetchReques
     }
     Follower& f = t.followers[request.node];
     f.asked = true;
-    f.acked = asked.durable;
+    // A follower's fetches and confirmations come on two connections, and
+    // a held fetch is answered (so read here again) later: one carrying an
+    // older durable end than a confirmation already taken must not move
+    // the follower back, or a commit waits for its next request (up to a
+    // progress interval, or the hold). Within an epoch its fsynced end only
+    // grows (a failed fsync cuts back to it, not below); a follower whose
+    // log lost this epoch's records (a new disk) is taken at its word.
+    f.acked = asked.log_epoch == t.led_epoch ? std::max(f.acked, asked.durable) : asked.durable;
     if (asked.offset == end) f.caught_up = now;
     a.value = t.commit;
     if (asked.offset < end && request.max_bytes > 0) {
