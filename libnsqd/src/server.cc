@@ -48,6 +48,12 @@ namespace {
 // How long an I/O thread out of work polls before it sleeps (io_loop.h):
 // a single PUB's next request comes about 20-30 us after its reply here.
 constexpr std::chrono::microseconds kIoSpin{100};
+// The HTTP threads' longer: in cluster mode a replication round (records
+// out, a follower's fsync, its confirmation in) comes back every few
+// hundred microseconds, and the records wait for this thread to wake (about
+// 50 us here). Replicated MPUB with 4 publishers: 561k -> 619k msgs/s, the
+// same CPU per message (benchmarks/RESULTS.md).
+constexpr std::chrono::microseconds kHttpSpin{400};
 
 int io_thread_count(const Options& o) {
   if (o.io_threads > 0) return o.io_threads;
@@ -132,7 +138,7 @@ class Server final : public DaemonServer {
       http::ServerOptions http_options;
       // Polls before it sleeps too: in cluster mode a publish's round trip
       // crosses it twice (the records out, the confirmation in).
-      http_options.run_loop = [](asio::io_context& ctx) { run_io_loop(ctx, kIoSpin); };
+      http_options.run_loop = [](asio::io_context& ctx) { run_io_loop(ctx, kHttpSpin); };
       http_options.max_body_size =
           static_cast<std::size_t>(std::max(o.max_body_size, o.max_msg_size));
       // --tls-required=true: the plain listener only points to the HTTPS one.
