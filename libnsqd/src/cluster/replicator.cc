@@ -119,6 +119,7 @@ void Replicator::lose_leadership_locked(Topic& t, std::error_code why, Later& la
   t.waiters.clear();
   t.led_epoch = 0;
   t.delivering_epoch = 0;
+  t.last_records.clear();
 }
 
 void Replicator::fail_waiter_locked(Topic& t, Waiter& w, std::error_code why, Later& later) {
@@ -286,6 +287,8 @@ void Replicator::replicate(const std::string& topic, std::uint32_t epoch,
       } else {
         t.waiters.push_back({begin, *end, Clock::now() + 2 * settings_.lag_max, std::move(messages),
                              std::move(done)});
+        t.last_begin = begin;
+        t.last_records = std::move(framed);
         t.unsynced = true;
         work_ = true;
         // Followers waiting for records get them now, while this node fsyncs.

@@ -165,6 +165,10 @@ class Replicator final : public Replication {
     std::uint64_t commit = 0;
     std::vector<Waiter> waiters;  // in end order
     bool unsynced = false;        // appended since the last fsync
+    // The records of the last append while leading, from last_begin: what
+    // a caught-up follower asks for next, answered without reading the log.
+    std::uint64_t last_begin = 0;
+    std::string last_records;
     bool isr_change_asked = false;
     std::uint32_t delivering_epoch = 0;  // delivering() was told this epoch
   };

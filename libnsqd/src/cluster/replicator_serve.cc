@@ -56,7 +56,11 @@ std::vector<wire::FetchAnswer> Replicator::answer_locked(const wire::FetchReques
     f.acked = asked.log_epoch == t.led_epoch ? std::max(f.acked, asked.durable) : asked.durable;
     if (asked.offset == end) f.caught_up = now;
     a.value = t.commit;
-    if (asked.offset < end && request.max_bytes > 0) {
+    if (asked.offset < end && request.max_bytes > 0 && asked.offset == t.last_begin &&
+        t.last_begin + t.last_records.size() == end && t.last_records.size() <= request.max_bytes) {
+      a.records = t.last_records;
+      if (any_records) *any_records = true;
+    } else if (asked.offset < end && request.max_bytes > 0) {
       auto records = t.log->read(asked.offset, request.max_bytes);
       if (records) {
         a.records = std::move(*records);
