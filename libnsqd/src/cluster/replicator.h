@@ -118,7 +118,7 @@ class Replicator final : public Replication {
   // fsynced; false when this node failed to (its disk: the fetcher waits
   // before it asks again).
   bool absorb(const std::string& leader_id, const wire::FetchAnswer& answer);
-  // Fsyncs the logs of the topics led by `leader_id` (a fetcher's syncer);
+  // Fsyncs the logs of the topics led by `leader_id` (a fetcher's round);
   // false when one failed.
   bool sync_followed(const std::string& leader_id);
   // After a failed fsync (a fetcher's): cuts the logs of the topics led by
