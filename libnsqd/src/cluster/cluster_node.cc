@@ -38,6 +38,9 @@ ClusterNode::ClusterNode(etcd::Client etcd, const Options& o, std::string node_i
     coordinator_->set_isr(topic, epoch, std::move(isr));
   };
   rh.member = [this] { return coordinator_->member(); };
+  rh.step_down = [this](const std::string& topic, std::uint32_t epoch) {
+    coordinator_->step_down(topic, epoch);
+  };
   replicator_ = std::make_unique<Replicator>(std::move(rs), std::move(rh), log);
 
   Coordinator::Settings cs;

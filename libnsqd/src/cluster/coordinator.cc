@@ -83,6 +83,15 @@ void Coordinator::set_isr(const std::string& topic, std::uint32_t epoch,
   wake_.notify_all();
 }
 
+void Coordinator::step_down(const std::string& topic, std::uint32_t epoch) {
+  {
+    std::lock_guard lock(mu_);
+    to_step_down_[topic] = epoch;
+    poked_ = true;
+  }
+  wake_.notify_all();
+}
+
 std::optional<TopicReplication> Coordinator::replication(const std::string& topic) const {
   std::lock_guard lock(mu_);
   const auto it = view_.topics.find(topic);
@@ -240,6 +249,14 @@ void Coordinator::refresh() {
   for (auto& [topic, change] : isr_changes) {
     changed = change_isr(*view, topic, change.first, std::move(change.second)) || changed;
   }
+  std::map<std::string, std::uint32_t> step_downs;
+  {
+    std::lock_guard lock(mu_);
+    step_downs.swap(to_step_down_);
+  }
+  for (const auto& [topic, epoch] : step_downs) {
+    changed = hand_over(*view, topic, epoch) || changed;
+  }
   if (changed) view = read();
   if (!view) return;
   last_warning_.clear();
@@ -350,6 +367,40 @@ bool Coordinator::change_isr(const View& view, const std::string& topic, std::ui
   }
   if (txn->succeeded) {
     log_->info("TOPIC({}): in-sync replicas now {} (epoch {})", topic, joined(p.isr), epoch);
+  }
+  return true;
+}
+
+bool Coordinator::hand_over(const View& view, const std::string& topic, std::uint32_t epoch) {
+  const auto it = view.topics.find(topic);
+  const auto led = view.leaders.find(topic);
+  if (it == view.topics.end() || led == view.leaders.end() || led->second != settings_.node_id ||
+      it->second.placement.leader != settings_.node_id ||
+      it->second.placement.epoch != static_cast<std::int64_t>(epoch)) {
+    return false;  // no longer this node's to hand over
+  }
+  Placement p = it->second.placement;
+  std::erase(p.isr, settings_.node_id);
+  if (p.isr.empty()) {
+    warn("cannot hand " + topic + " over: no other replica is in sync");
+    return false;
+  }
+  // The placement unchanged since it was read means the leader key is still
+  // this node's: a new leader's claim rewrites the placement too.
+  using Compare = etcd::Compare;
+  using Op = etcd::Op;
+  auto txn = etcd_.txn(
+      {Compare{keys_.topic(topic), Compare::Target::mod_revision, it->second.mod_revision}},
+      {Op{Op::Kind::put, keys_.topic(topic), encode(p), 0, false},
+       Op{Op::Kind::remove, keys_.leader(topic), {}, 0, false}},
+      {});
+  if (!txn) {
+    warn("could not hand " + topic + " over - " + txn.error());
+    return false;
+  }
+  if (txn->succeeded) {
+    log_->warn("TOPIC({}): no longer leading it (epoch {}): its fsyncs fail here; in sync: {}",
+               topic, epoch, joined(p.isr));
   }
   return true;
 }

@@ -75,6 +75,11 @@ class Coordinator {
   // Asks etcd to record `isr` as the in-sync set of a topic this node leads
   // at `epoch` (a compare-and-swap; dropped if the topic moved on meanwhile).
   void set_isr(const std::string& topic, std::uint32_t epoch, std::vector<std::string> isr);
+  // Asks etcd to let another in-sync replica lead a topic this node leads
+  // at `epoch` (its disk fails): this node leaves the in-sync set and gives
+  // up the topic's leader key, so it cannot run again until it caught up.
+  // Dropped if the topic moved on meanwhile or no other replica is in sync.
+  void step_down(const std::string& topic, std::uint32_t epoch);
 
   // The topic's replication as last read from etcd; nullopt when etcd has
   // no placement for it (yet).
@@ -108,6 +113,7 @@ class Coordinator {
   void elect(const View& view, const std::string& topic);
   bool change_isr(const View& view, const std::string& topic, std::uint32_t epoch,
                   std::vector<std::string> isr);
+  bool hand_over(const View& view, const std::string& topic, std::uint32_t epoch);
   void publish(View view);
   void warn(const std::string& what);
 
@@ -122,7 +128,8 @@ class Coordinator {
   bool stopping_ = false;  // guarded by mu_
   bool poked_ = false;     // guarded by mu_: a creation is waiting
   std::map<std::string, std::pair<std::uint32_t, std::vector<std::string>>>
-      to_set_isr_;                        // guarded by mu_: topic -> (epoch, isr)
+      to_set_isr_;                                     // guarded by mu_: topic -> (epoch, isr)
+  std::map<std::string, std::uint32_t> to_step_down_;  // guarded by mu_: topic -> epoch
   std::map<std::string, int> to_create_;  // guarded by mu_: topic -> replicas (0 default)
   std::set<std::string> to_delete_;       // guarded by mu_
   View view_;                             // guarded by mu_

@@ -382,14 +382,29 @@ void Replicator::run() {
       }
     }
     // Group commit: one fsync covers every append made before it.
+    std::vector<std::string> failed;
     for (const auto& [name, log] : to_sync) {
       if (auto ec = log->sync()) {
         log_->error("TOPIC({}): cannot fsync the replica log - {}", name, ec.message());
+        failed.push_back(name);
       }
     }
     Later later;
     {
       std::lock_guard lock(mu_);
+      // A leader that cannot fsync commits nothing more: an in-sync
+      // follower takes over (docs/replication.md, "Failures").
+      for (const auto& name : failed) {
+        auto it = topics_.find(name);
+        if (it == topics_.end() || !hooks_.step_down) continue;
+        Topic& t = it->second;
+        if (!t.role.leader || t.led_epoch != t.role.epoch || t.step_down_asked == t.role.epoch) {
+          continue;
+        }
+        t.step_down_asked = t.role.epoch;
+        later.calls.push_back(
+            [this, name, epoch = t.role.epoch] { hooks_.step_down(name, epoch); });
+      }
       const auto now = Clock::now();
       for (auto& entry : topics_) {
         Topic& t = entry.second;

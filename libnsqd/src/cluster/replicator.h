@@ -62,6 +62,9 @@ class Replicator final : public Replication {
         set_isr;
     // Whether this node holds a live lease (Coordinator::member()).
     std::function<bool()> member;
+    // Asks etcd to let another in-sync replica lead `topic` (this node
+    // leading at `epoch` cannot fsync its log).
+    std::function<void(const std::string& topic, std::uint32_t epoch)> step_down;
   };
 
   Replicator(Settings settings, Hooks hooks, std::shared_ptr<spdlog::logger> log);
@@ -170,6 +173,7 @@ class Replicator final : public Replication {
     std::uint64_t last_begin = 0;
     std::string last_records;
     bool isr_change_asked = false;
+    std::uint32_t step_down_asked = 0;   // the epoch a step-down was asked at
     std::uint32_t delivering_epoch = 0;  // delivering() was told this epoch
   };
   struct HeldFetch {
