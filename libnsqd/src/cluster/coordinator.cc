@@ -345,22 +345,29 @@ void Coordinator::elect(const View& view, const std::string& topic) {
   }
 }
 
-bool Coordinator::change_isr(const View& view, const std::string& topic, std::uint32_t epoch,
-                             std::vector<std::string> isr) {
+const View::Topic* Coordinator::led_here(const View& view, const std::string& topic,
+                                         std::uint32_t epoch) const {
   const auto it = view.topics.find(topic);
   const auto led = view.leaders.find(topic);
   if (it == view.topics.end() || led == view.leaders.end() || led->second != settings_.node_id ||
       it->second.placement.leader != settings_.node_id ||
       it->second.placement.epoch != static_cast<std::int64_t>(epoch)) {
-    return false;  // no longer this node's to change
+    return nullptr;
   }
-  Placement p = it->second.placement;
+  return &it->second;
+}
+
+bool Coordinator::change_isr(const View& view, const std::string& topic, std::uint32_t epoch,
+                             std::vector<std::string> isr) {
+  const View::Topic* t = led_here(view, topic, epoch);
+  if (!t) return false;  // no longer this node's to change
+  Placement p = t->placement;
   p.isr = std::move(isr);
   using Compare = etcd::Compare;
   using Op = etcd::Op;
-  auto txn = etcd_.txn(
-      {Compare{keys_.topic(topic), Compare::Target::mod_revision, it->second.mod_revision}},
-      {Op{Op::Kind::put, keys_.topic(topic), encode(p), 0, false}}, {});
+  auto txn =
+      etcd_.txn({Compare{keys_.topic(topic), Compare::Target::mod_revision, t->mod_revision}},
+                {Op{Op::Kind::put, keys_.topic(topic), encode(p), 0, false}}, {});
   if (!txn) {
     warn("could not change the in-sync set of " + topic + " - " + txn.error());
     return false;
@@ -372,14 +379,9 @@ bool Coordinator::change_isr(const View& view, const std::string& topic, std::ui
 }
 
 bool Coordinator::hand_over(const View& view, const std::string& topic, std::uint32_t epoch) {
-  const auto it = view.topics.find(topic);
-  const auto led = view.leaders.find(topic);
-  if (it == view.topics.end() || led == view.leaders.end() || led->second != settings_.node_id ||
-      it->second.placement.leader != settings_.node_id ||
-      it->second.placement.epoch != static_cast<std::int64_t>(epoch)) {
-    return false;  // no longer this node's to hand over
-  }
-  Placement p = it->second.placement;
+  const View::Topic* t = led_here(view, topic, epoch);
+  if (!t) return false;  // no longer this node's to hand over
+  Placement p = t->placement;
   std::erase(p.isr, settings_.node_id);
   if (p.isr.empty()) {
     warn("cannot hand " + topic + " over: no other replica is in sync");
@@ -389,11 +391,11 @@ bool Coordinator::hand_over(const View& view, const std::string& topic, std::uin
   // this node's: a new leader's claim rewrites the placement too.
   using Compare = etcd::Compare;
   using Op = etcd::Op;
-  auto txn = etcd_.txn(
-      {Compare{keys_.topic(topic), Compare::Target::mod_revision, it->second.mod_revision}},
-      {Op{Op::Kind::put, keys_.topic(topic), encode(p), 0, false},
-       Op{Op::Kind::remove, keys_.leader(topic), {}, 0, false}},
-      {});
+  auto txn =
+      etcd_.txn({Compare{keys_.topic(topic), Compare::Target::mod_revision, t->mod_revision}},
+                {Op{Op::Kind::put, keys_.topic(topic), encode(p), 0, false},
+                 Op{Op::Kind::remove, keys_.leader(topic), {}, 0, false}},
+                {});
   if (!txn) {
     warn("could not hand " + topic + " over - " + txn.error());
     return false;

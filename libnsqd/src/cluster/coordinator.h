@@ -111,6 +111,9 @@ class Coordinator {
   void create(const View& view, const std::string& topic, int replicas);
   bool remove(const std::string& topic);  // false: etcd did not take it
   void elect(const View& view, const std::string& topic);
+  // The topic as `view` has it when this node leads it at `epoch`, else null.
+  const View::Topic* led_here(const View& view, const std::string& topic,
+                              std::uint32_t epoch) const;
   bool change_isr(const View& view, const std::string& topic, std::uint32_t epoch,
                   std::vector<std::string> isr);
   bool hand_over(const View& view, const std::string& topic, std::uint32_t epoch);
