@@ -2,6 +2,8 @@
 // where the messages went to disk).
 #include "http/http_api.h"
 
+#include <spdlog/logger.h>
+
 #include <chrono>
 #include <future>
 #include <string>
@@ -14,6 +16,7 @@
 #include "nsq/http/v1_api.h"
 #include "nsq/mpub.h"
 #include "nsq/names.h"
+#include "nsqd/errc.h"
 
 namespace nsq::nsqd {
 
@@ -61,7 +64,6 @@ void HttpApi::publish(const std::string& topic_name, std::vector<std::string_vie
   }
   DiskWrites spill;
   if (replication) {
-    // Committed first, then given to the channels.
     std::promise<Replication::Replicated> committed;
     replication->replicate(topic_name, epoch, bodies, defer_until_ms(defer),
                            [&](Replication::Replicated r) { committed.set_value(std::move(r)); });
@@ -70,11 +72,20 @@ void HttpApi::publish(const std::string& topic_name, std::vector<std::string_vie
       reply(v1_error(503, "PUB_FAILED - " + replicated.error.message()));
       return;
     }
-    if (topic->publish_prepared(replicated.messages, defer, spill)) {
-      reply(v1_error(503, "EXITING"));
-      return;
+    // Committed: answered before the channels get the messages, as over
+    // TCP (protocol/handlers/publish.cc).
+    reply(ok_text("OK"));
+    std::error_code ec = topic->publish_prepared(replicated.messages, defer, spill);
+    if (!ec) ec = broker_.disk_writer().write(spill);
+    if (ec && ec != make_error_code(errc::exiting)) {
+      log_->error(
+          "TOPIC({}): committed messages not given to its channels - {} (a takeover "
+          "delivers them)",
+          topic_name, ec.message());
     }
-  } else if (topic->publish(bodies, defer, spill)) {
+    return;
+  }
+  if (topic->publish(bodies, defer, spill)) {
     reply(v1_error(503, "EXITING"));
     return;
   }

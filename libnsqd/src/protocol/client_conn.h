@@ -82,6 +82,7 @@ class ClientConn final : public Subscriber,
   boost::asio::any_io_executor executor() override;
   std::weak_ptr<Subscriber> subscriber() override { return weak_from_this(); }
   void respond(std::string_view data) override;
+  void flush() override { flush_now(); }
   bool fail(const ProtocolError& error) override;
   void expect_body(protocol::BodyKind kind) override;
   void want_delivery() override { pump_needed_ = true; }

@@ -41,6 +41,9 @@ class V2Client {
 
   // Queues a response frame.
   virtual void respond(std::string_view data) = 0;
+  // Sends what is queued now if the socket takes it, rather than when the
+  // running command ends.
+  virtual void flush() = 0;
   // Queues an error frame; a fatal one ends the connection after it.
   // Returns whether the connection stays open (for `return fail(...)`).
   virtual bool fail(const ProtocolError& error) = 0;

@@ -79,6 +79,7 @@ class TestClient final : public V2Client,
   void want_delivery() override { ++deliveries_wanted; }
   void heartbeat_changed() override {}
   void upgrade(std::string) override {}
+  void flush() override {}
   void resumed_from_disk() override {}
   const std::shared_ptr<boost::asio::ssl::context>& tls_context() const override { return tls_; }
   bool tls() const override { return false; }

@@ -1,5 +1,7 @@
 // PUB, DPUB and MPUB: the line's checks, then the body's messages go to
 // the topic, and the OK waits for the disk where they went to disk.
+#include <spdlog/logger.h>
+
 #include <chrono>
 #include <vector>
 
@@ -7,6 +9,7 @@
 #include "core/replication.h"
 #include "nsq/names.h"
 #include "nsq/parse.h"
+#include "nsqd/errc.h"
 #include "protocol/errors.h"
 #include "protocol/handlers/completion.h"
 #include "protocol/handlers/handlers.h"
@@ -56,6 +59,20 @@ awaitable<bool> forward(V2Client& client, std::string_view cmd, const std::strin
   co_return true;
 }
 
+// What a publish spilled, written (with --sync-publish, fsynced) without
+// holding a disk thread while it waits: concurrent publishers share each
+// fsync.
+awaitable<std::error_code> write_spill(V2Client& client, DiskWrites spill) {
+  if (spill.empty()) co_return std::error_code();
+  Completion<std::error_code> written(client.executor());
+  std::optional<std::error_code> now =
+      client.broker().disk_writer().submit(std::move(spill), written.callback());
+  if (now) co_return *now;
+  const std::error_code ec = co_await written.wait();
+  client.resumed_from_disk();
+  co_return ec;
+}
+
 // Publishes bodies that point into the connection's read buffer: it is not
 // touched until this returns, because the read loop waits for it.
 awaitable<bool> publish(V2Client& client, std::string_view cmd, const std::string& topic_name,
@@ -64,7 +81,6 @@ awaitable<bool> publish(V2Client& client, std::string_view cmd, const std::strin
   if (!topic) co_return client.fail(failed(cmd, "exiting"));
   // Cluster mode: only the topic's leader, with enough replicas in sync, takes it.
   Replication* replication = client.broker().replication();
-  std::uint32_t epoch = 0;
   if (replication) {
     Completion<Replication::Admission> admitted(client.executor());
     std::optional<Replication::Admission> admission =
@@ -74,35 +90,36 @@ awaitable<bool> publish(V2Client& client, std::string_view cmd, const std::strin
       co_return co_await forward(client, cmd, topic_name, bodies, defer, admission->leader_http);
     }
     if (!admission->accepted()) co_return client.fail(failed(cmd, admission->refusal));
-    epoch = admission->epoch;
-  }
-  DiskWrites spill;
-  if (replication) {
-    // Committed first, then given to the channels.
+    const std::uint32_t epoch = admission->epoch;
     Completion<Replication::Replicated> committed(client.executor());
     replication->replicate(topic_name, epoch, bodies, defer_until_ms(defer), committed.callback());
     const Replication::Replicated replicated = co_await committed.wait();
     if (replicated.error) co_return client.fail(failed(cmd, replicated.error.message()));
-    if (std::error_code ec = topic->publish_prepared(replicated.messages, defer, spill)) {
-      co_return client.fail(failed(cmd, ec.message()));
+    // Committed: durable on enough replicas, and delivered by whichever
+    // leader follows if not by this one (docs/replication.md, "Taking
+    // over"). The OK goes out before the channels get the messages, so the
+    // producer's next command travels while they do; this connection's next
+    // command still waits for them, which keeps its publishes in order.
+    client.state().count_published(topic_name, bodies.size());
+    client.respond("OK");
+    client.flush();
+    DiskWrites spill;
+    std::error_code ec = topic->publish_prepared(replicated.messages, defer, spill);
+    if (!ec) ec = co_await write_spill(client, std::move(spill));
+    if (ec && ec != make_error_code(errc::exiting)) {
+      client.broker().log().error(
+          "TOPIC({}): committed messages not given to its channels - {} (a takeover delivers "
+          "them)",
+          topic_name, ec.message());
     }
-  } else if (std::error_code ec = topic->publish(bodies, defer, spill)) {
+    co_return true;
+  }
+  DiskWrites spill;
+  if (std::error_code ec = topic->publish(bodies, defer, spill)) {
     co_return client.fail(failed(cmd, ec.message()));
   }
-  if (!spill.empty()) {
-    // Without holding a disk thread while it waits: with --sync-publish,
-    // concurrent publishers share each fsync.
-    Completion<std::error_code> written(client.executor());
-    std::optional<std::error_code> now =
-        client.broker().disk_writer().submit(std::move(spill), written.callback());
-    std::error_code ec;
-    if (now) {
-      ec = *now;
-    } else {
-      ec = co_await written.wait();
-      client.resumed_from_disk();
-    }
-    if (ec) co_return client.fail(failed(cmd, ec.message()));
+  if (std::error_code ec = co_await write_spill(client, std::move(spill))) {
+    co_return client.fail(failed(cmd, ec.message()));
   }
   client.state().count_published(topic_name, bodies.size());
   client.respond("OK");
