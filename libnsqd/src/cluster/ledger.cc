@@ -1,5 +1,7 @@
 #include "cluster/ledger.h"
 
+#include <array>
+
 #include "cluster/log_record.h"
 #include "nsq/id_generator.h"
 
@@ -13,20 +15,32 @@ MessageId id_at(std::uint64_t id_base, std::uint64_t offset) {
   return format_message_id(id_base + offset);
 }
 
+namespace {
+
+// Hex digit values, 0xff for anything else: a table, because every message
+// handed, finished or dropped has its id read back (a branch per character
+// showed in profiles of replicated publishing).
+constexpr std::array<std::uint8_t, 256> kHexValue = [] {
+  std::array<std::uint8_t, 256> t{};
+  t.fill(0xff);
+  for (int c = '0'; c <= '9'; ++c)
+    t[static_cast<std::size_t>(c)] = static_cast<std::uint8_t>(c - '0');
+  for (int c = 'a'; c <= 'f'; ++c)
+    t[static_cast<std::size_t>(c)] = static_cast<std::uint8_t>(c - 'a' + 10);
+  return t;
+}();
+
+}  // namespace
+
 std::optional<std::uint64_t> offset_of(std::uint64_t id_base, const MessageId& id) {
   std::uint64_t value = 0;
+  std::uint8_t invalid = 0;
   for (char c : id) {
-    std::uint64_t digit = 0;
-    if (c >= '0' && c <= '9') {
-      digit = static_cast<std::uint64_t>(c - '0');
-    } else if (c >= 'a' && c <= 'f') {
-      digit = static_cast<std::uint64_t>(c - 'a' + 10);
-    } else {
-      return std::nullopt;
-    }
-    value = value << 4 | digit;
+    const std::uint8_t digit = kHexValue[static_cast<unsigned char>(c)];
+    invalid |= digit & 0xf0;
+    value = value << 4 | (digit & 0x0f);
   }
-  if (value < id_base) return std::nullopt;
+  if (invalid != 0 || value < id_base) return std::nullopt;
   return value - id_base;
 }
 
@@ -39,9 +53,18 @@ std::optional<std::pair<std::uint64_t, std::uint64_t>> Ledger::extent_locked(
 
 void Ledger::handed(std::span<const MessageRef> messages) {
   std::lock_guard lock(mu_);
+  // The messages of one publish are adjacent records: one range each run.
+  std::uint64_t begin = 0, end = 0;
   for (const MessageRef& m : messages) {
-    if (auto e = extent_locked(*m)) progress_.handed.add(e->first, e->second);
+    auto e = extent_locked(*m);
+    if (!e) continue;
+    if (e->first != end || begin == end) {
+      progress_.handed.add(begin, end);
+      begin = e->first;
+    }
+    end = e->second;
   }
+  progress_.handed.add(begin, end);
   ++version_;
 }
 

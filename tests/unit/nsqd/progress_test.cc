@@ -105,6 +105,11 @@ TEST(MessageIds, AreTheIdBasePlusTheRecordOffset) {
   MessageId upper = id;
   upper[15] = 'F';
   EXPECT_EQ(offset_of(base, upper), std::nullopt) << "Go writes lowercase hex only";
+  for (char bad : {'g', '/', ':', '`', '\0', '\xff'}) {
+    MessageId other = id;
+    other[3] = bad;
+    EXPECT_EQ(offset_of(base, other), std::nullopt) << static_cast<int>(bad);
+  }
 }
 
 MessageRef message_at(std::uint64_t base, std::uint64_t offset, std::string_view body) {
@@ -142,6 +147,24 @@ TEST(Ledger, RecordsWhatTheTopicHandsAndWhatChannelsFinish) {
   EXPECT_TRUE(ledger.has_channel("b"));
   ledger.channel_removed("b");
   EXPECT_FALSE(ledger.has_channel("b"));
+}
+
+TEST(Ledger, HandedBatchesWithGapsKeepTheGaps) {
+  const std::uint64_t base = 1 << 20;
+  Ledger ledger(base, {});
+  const std::uint64_t size = record_size(3);
+  // Records 1, 2 and 4 of 0..4, then a message of another log (ignored).
+  std::vector<MessageRef> batch = {message_at(base, size, "one"), message_at(base, 2 * size, "two"),
+                                   message_at(base, 4 * size, "six"),
+                                   MessageRef::create(MessageId{}, 1, "x")};
+  ledger.handed(batch);
+  EXPECT_EQ(ledger.progress().handed, OffsetSet(0, {{size, 3 * size}, {4 * size, 5 * size}}));
+  ledger.handed(std::span(batch).first(0));
+  ledger.handed({&batch[3], 1});
+  EXPECT_EQ(ledger.progress().handed, OffsetSet(0, {{size, 3 * size}, {4 * size, 5 * size}}));
+  std::vector<MessageRef> rest = {message_at(base, 0, "abc"), message_at(base, 3 * size, "def")};
+  ledger.handed(rest);
+  EXPECT_EQ(ledger.progress().handed, OffsetSet(5 * size));
 }
 
 TEST(Ledger, SkippedAndDroppedRecordsAreOwedByNobody) {
