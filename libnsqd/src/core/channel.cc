@@ -208,12 +208,12 @@ void Channel::take(ClientId id, std::int64_t rdy, std::int64_t max_count, int sa
       continue;
     }
     ++m.attempts;
-    auto [pos, inserted] = in_flight_.try_emplace(m.msg->id());
+    auto [entry, inserted] = in_flight_.try_emplace(m.msg->id());
     if (!inserted) {  // the same id is already out: a replayed duplicate
       release_locked(m);
       continue;
     }
-    InFlight& f = pos->second;
+    InFlight& f = *entry;
     f.msg = m;
     f.client = id;
     f.deadline = deadline;
@@ -230,14 +230,14 @@ void Channel::take(ClientId id, std::int64_t rdy, std::int64_t max_count, int sa
 
 Channel::AckResult Channel::finish(ClientId id, const MessageId& msg) {
   std::lock_guard lock(mu_);
-  auto it = in_flight_.find(msg);
-  if (it == in_flight_.end()) return AckResult::not_in_flight;
-  if (it->second.client != id) return AckResult::not_owner;
-  if (e2e_) e2e_->record(unix_nanos() - it->second.msg.msg->timestamp(), Clock::now());
-  release_locked(it->second.msg);
-  if (ledger_) ledger_->finished(name_, *it->second.msg.msg);
-  in_flight_heap_.remove(&it->second);
-  in_flight_.erase(it);
+  InFlight* f = in_flight_.find(msg);
+  if (!f) return AckResult::not_in_flight;
+  if (f->client != id) return AckResult::not_owner;
+  if (e2e_) e2e_->record(unix_nanos() - f->msg.msg->timestamp(), Clock::now());
+  release_locked(f->msg);
+  if (ledger_) ledger_->finished(name_, *f->msg.msg);
+  in_flight_heap_.remove(f);
+  in_flight_.erase(msg);
   if (auto c = clients_.find(id); c != clients_.end()) --c->second.in_flight;
   return AckResult::ok;
 }
@@ -247,12 +247,12 @@ Channel::AckResult Channel::requeue(ClientId id, const MessageId& msg,
   std::vector<std::shared_ptr<Subscriber>> wake;
   {
     std::lock_guard lock(mu_);
-    auto it = in_flight_.find(msg);
-    if (it == in_flight_.end()) return AckResult::not_in_flight;
-    if (it->second.client != id) return AckResult::not_owner;
-    QueuedMessage m = std::move(it->second.msg);
-    in_flight_heap_.remove(&it->second);
-    in_flight_.erase(it);
+    InFlight* f = in_flight_.find(msg);
+    if (!f) return AckResult::not_in_flight;
+    if (f->client != id) return AckResult::not_owner;
+    QueuedMessage m = std::move(f->msg);
+    in_flight_heap_.remove(f);
+    in_flight_.erase(msg);
     if (auto c = clients_.find(id); c != clients_.end()) --c->second.in_flight;
     ++requeue_count_;
     if (delay.count() > 0) {
@@ -273,10 +273,10 @@ Channel::AckResult Channel::requeue(ClientId id, const MessageId& msg,
 Channel::AckResult Channel::touch(ClientId id, const MessageId& msg,
                                   std::chrono::nanoseconds msg_timeout) {
   std::lock_guard lock(mu_);
-  auto it = in_flight_.find(msg);
-  if (it == in_flight_.end()) return AckResult::not_in_flight;
-  if (it->second.client != id) return AckResult::not_owner;
-  InFlight& f = it->second;
+  InFlight* found = in_flight_.find(msg);
+  if (!found) return AckResult::not_in_flight;
+  if (found->client != id) return AckResult::not_owner;
+  InFlight& f = *found;
   Clock::time_point cap = f.delivered + ctx_.options.max_msg_timeout;
   f.deadline = std::min(Clock::now() + msg_timeout, cap);
   in_flight_heap_.update(&f);

@@ -17,6 +17,7 @@
 
 #include "core/context.h"
 #include "core/deadline_heap.h"
+#include "core/id_table.h"
 #include "core/delivery_ledger.h"
 #include "core/message.h"
 #include "core/read_commits.h"
@@ -160,7 +161,7 @@ class Channel : public std::enable_shared_from_this<Channel> {
   // A refill starts when fewer read-ahead messages than this are left.
   static constexpr std::size_t kRefillLowWater = 64;
   std::deque<QueuedMessage> from_disk_;  // guarded by mu_: read ahead from backend_
-  std::unordered_map<MessageId, InFlight, IdHash> in_flight_;                      // guarded by mu_
+  IdTable<InFlight> in_flight_;                                                    // guarded by mu_
   DeadlineHeap<InFlight> in_flight_heap_;                                          // guarded by mu_
   std::priority_queue<Deferred, std::vector<Deferred>, std::greater<>> deferred_;  // guarded by mu_
   std::unordered_map<ClientId, Slot> clients_;                                     // guarded by mu_

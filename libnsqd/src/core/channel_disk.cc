@@ -171,7 +171,7 @@ void Channel::close_for_shutdown() {
     };
     for (auto& m : from_disk_) keep(m);
     for (auto& m : memory_) keep(m);
-    for (auto& [id, f] : in_flight_) keep(f.msg);
+    in_flight_.for_each([&](const MessageId&, InFlight& f) { keep(f.msg); });
     while (!deferred_.empty()) {
       keep(deferred_.top().msg);
       deferred_.pop();
