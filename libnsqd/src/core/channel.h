@@ -17,8 +17,8 @@
 
 #include "core/context.h"
 #include "core/deadline_heap.h"
-#include "core/id_table.h"
 #include "core/delivery_ledger.h"
+#include "core/id_table.h"
 #include "core/message.h"
 #include "core/read_commits.h"
 #include "nsq/stats/model.h"
@@ -160,9 +160,9 @@ class Channel : public std::enable_shared_from_this<Channel> {
   std::deque<QueuedMessage> memory_;  // guarded by mu_
   // A refill starts when fewer read-ahead messages than this are left.
   static constexpr std::size_t kRefillLowWater = 64;
-  std::deque<QueuedMessage> from_disk_;  // guarded by mu_: read ahead from backend_
-  IdTable<InFlight> in_flight_;                                                    // guarded by mu_
-  DeadlineHeap<InFlight> in_flight_heap_;                                          // guarded by mu_
+  std::deque<QueuedMessage> from_disk_;    // guarded by mu_: read ahead from backend_
+  IdTable<InFlight> in_flight_;            // guarded by mu_
+  DeadlineHeap<InFlight> in_flight_heap_;  // guarded by mu_
   std::priority_queue<Deferred, std::vector<Deferred>, std::greater<>> deferred_;  // guarded by mu_
   std::unordered_map<ClientId, Slot> clients_;                                     // guarded by mu_
   bool paused_ = false;                                                            // guarded by mu_
