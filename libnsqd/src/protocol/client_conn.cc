@@ -150,6 +150,7 @@ awaitable<bool> ClientConn::fill(std::size_t n) {
       co_return false;
     }
     in_.commit(got, space.size());
+    resumed_at_ = Clock::now();
   }
   co_return true;
 }
@@ -162,6 +163,7 @@ awaitable<bool> ClientConn::wait_output_drained() {
     boost::system::error_code ignored;
     write_progress_.expires_at(Clock::time_point::max());
     co_await write_progress_.async_wait(asio::redirect_error(use_awaitable, ignored));
+    resumed_at_ = Clock::now();
   }
   co_return true;
 }
@@ -190,11 +192,17 @@ awaitable<void> ClientConn::read_loop() {
       break;
     }
     bool open = true;
+    // Whether the command ran at once: most (FIN, RDY, REQ, TOUCH) do, and
+    // their read deadline counts from when the loop last resumed (bytes
+    // read, output drained) rather than from a clock read per command
+    // (3.6% of the delivery path's CPU).
+    bool at_once = false;
     if (step.kind == Step::Kind::command) {
       in_.consume(step.consumed);
       if (!co_await wait_output_drained()) break;
       body_expected_ = false;
       std::optional<bool> now = protocol::run_now(*this, *step.command);
+      at_once = now.has_value();
       open = now ? *now : co_await protocol::run(*this, *step.command);
     } else {
       body_expected_ = false;
@@ -202,21 +210,22 @@ awaitable<void> ClientConn::read_loop() {
       in_.consume(step.consumed);  // the body was read from the buffer until here
     }
     if (!open) break;
+    const bool upgraded = upgrade_.has_value();
     if (upgrade_) {
       std::string response = std::move(*upgrade_);
       upgrade_.reset();
       if (!co_await run_upgrade(std::move(response))) break;
     }
-    if (!body_expected_) extend_read_deadline();
+    if (!body_expected_) extend_read_deadline(at_once && !upgraded ? resumed_at_ : Clock::now());
   }
   shut_down();
 }
 
 // As Go, which sets its read deadline once per command: a peer trickling
 // bytes cannot hold a buffer forever.
-void ClientConn::extend_read_deadline() {
+void ClientConn::extend_read_deadline(Clock::time_point now) {
   const std::int64_t hb = state_.settings().heartbeat_interval_ms;
-  if (hb > 0) read_deadline_ = Clock::now() + 2 * ms(hb);
+  if (hb > 0) read_deadline_ = now + 2 * ms(hb);
 }
 
 void ClientConn::expect_body(protocol::BodyKind kind) {

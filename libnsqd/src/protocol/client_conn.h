@@ -109,8 +109,8 @@ class ClientConn final : public Subscriber,
   // read, as Go's blocking write stops it; false when the connection closes.
   boost::asio::awaitable<bool> wait_output_drained();
   // The next command, body included, must arrive within two heartbeat
-  // intervals from now.
-  void extend_read_deadline();
+  // intervals from `now`.
+  void extend_read_deadline(std::chrono::steady_clock::time_point now);
 
   // The TLS / snappy / deflate upgrades after the IDENTIFY response, with
   // their OK frames, in the spec's order; false when one failed.
@@ -152,6 +152,8 @@ class ClientConn final : public Subscriber,
   boost::asio::steady_timer write_signal_;  // wakes the write loop
   boost::asio::steady_timer watchdog_timer_;
   std::chrono::steady_clock::time_point read_deadline_;
+  // When the read loop last got bytes or its output drained.
+  std::chrono::steady_clock::time_point resumed_at_;
   std::chrono::steady_clock::time_point write_started_;
   std::chrono::steady_clock::time_point next_heartbeat_;
 
