@@ -175,10 +175,11 @@ std::vector<ReadRecord> DiskQueue::Impl::read_records(std::size_t max_records,
   std::vector<ReadRecord> out;
   std::size_t bytes = 0;
   while (out.size() < max_records && (out.empty() || bytes < max_bytes)) {
-    SegmentReader::Step step = reader_.read_next();
-    if (step.kind == SegmentReader::Step::Kind::record) {
-      bytes += step.record.data.size();
-      out.push_back(std::move(step.record));
+    const std::size_t before = out.size();
+    SegmentReader::Step step = reader_.read_next(out, max_records - out.size(),
+                                                 out.empty() ? max_bytes : max_bytes - bytes);
+    if (step.kind == SegmentReader::Step::Kind::records) {
+      for (std::size_t i = before; i < out.size(); ++i) bytes += out[i].data.size();
     } else if (step.kind == SegmentReader::Step::Kind::bad_segment) {
       // Writer-side work: runs without the reader's lock, which it takes.
       if (control(OpKind::bad_segment, step.bad_file, step.bad_generation)) break;

@@ -24,12 +24,14 @@ SegmentReader::~SegmentReader() {
   if (fd_ >= 0) ::close(fd_);
 }
 
-SegmentReader::Step SegmentReader::read_next() {
+SegmentReader::Step SegmentReader::read_next(std::vector<ReadRecord>& out, std::size_t max_records,
+                                             std::size_t max_bytes) {
   std::lock_guard read_lock(mu_);
-  return read_locked();
+  return read_locked(out, max_records, max_bytes);
 }
 
-SegmentReader::Step SegmentReader::read_locked() {
+SegmentReader::Step SegmentReader::read_locked(std::vector<ReadRecord>& out,
+                                               std::size_t max_records, std::size_t max_bytes) {
   Step step;
   std::int64_t rnum, rpos, wnum, wpos;
   std::uint64_t gen;
@@ -92,37 +94,57 @@ SegmentReader::Step SegmentReader::read_locked() {
     }
   }
 
-  if (rpos + 4 > end || !fill_buffer(rpos, 4, end)) {
-    log_(LogLevel::error, "truncated record header at " + std::to_string(rpos) + " in " +
-                              files_.segment_path(rnum).string());
-    return bad(rnum);
+  // The records from rpos on, each checked as it is read; a bad one ends
+  // the run, and is reported once it is the first.
+  const std::size_t first = out.size();
+  std::int64_t pos = rpos;
+  std::size_t bytes = 0;
+  const auto ran = [&] { return out.size() > first; };
+  while (pos < end && out.size() - first < std::max<std::size_t>(max_records, 1) &&
+         (!ran() || bytes < max_bytes)) {
+    if (pos + 4 > end || !fill_buffer(pos, 4, end)) {
+      if (ran()) break;
+      log_(LogLevel::error, "truncated record header at " + std::to_string(pos) + " in " +
+                                files_.segment_path(rnum).string());
+      return bad(rnum);
+    }
+    std::int64_t len = record_format::get_u32be(buf_.data() + (pos - buf_start_));
+    if (len < options_.min_msg_size || len > options_.max_msg_size) {
+      if (ran()) break;
+      log_(LogLevel::error, "invalid record size " + std::to_string(len) + " at " +
+                                std::to_string(pos) + " in " + files_.segment_path(rnum).string());
+      return bad(rnum);
+    }
+    if (pos + 4 + len > end || !fill_buffer(pos + 4, static_cast<std::size_t>(len), end)) {
+      if (ran()) break;
+      log_(LogLevel::error, "truncated record at " + std::to_string(pos) + " in " +
+                                files_.segment_path(rnum).string());
+      return bad(rnum);
+    }
+    ReadRecord& r = out.emplace_back();
+    r.data.assign(buf_.data() + (pos + 4 - buf_start_), static_cast<std::size_t>(len));
+    bytes += static_cast<std::size_t>(len);
+    pos += 4 + len;
   }
-  std::int64_t len = record_format::get_u32be(buf_.data() + (rpos - buf_start_));
-  if (len < options_.min_msg_size || len > options_.max_msg_size) {
-    log_(LogLevel::error, "invalid record size " + std::to_string(len) + " at " +
-                              std::to_string(rpos) + " in " + files_.segment_path(rnum).string());
-    return bad(rnum);
-  }
-  if (rpos + 4 + len > end || !fill_buffer(rpos + 4, static_cast<std::size_t>(len), end)) {
-    log_(LogLevel::error, "truncated record at " + std::to_string(rpos) + " in " +
-                              files_.segment_path(rnum).string());
-    return bad(rnum);
-  }
-  ReadRecord& out = step.record;
-  out.data.assign(buf_.data() + (rpos + 4 - buf_start_), static_cast<std::size_t>(len));
 
   std::lock_guard lock(state_.mu);
   step.kind = Step::Kind::retry;
   if (state_.generation != gen || state_.read_file_num != rnum || state_.read_pos != rpos) {
+    out.resize(first);
     return step;
   }
-  step.kind = Step::Kind::record;
-  state_.read_pos = rpos + 4 + len;
+  step.kind = Step::Kind::records;
+  state_.read_pos = pos;
+  const auto n = static_cast<std::int64_t>(out.size() - first);
   // A checkpoint that undercounted (one that failed to parse counts 0) must
   // not make depth negative; reaching the writer makes it exact again.
-  if (state_.depth > 0) --state_.depth;
-  out.token = state_.commits.record_read(rnum, state_.read_pos);
-  if (!state_.commits.manual()) checkpointer_.count_ops_locked(1);
+  state_.depth = std::max<std::int64_t>(state_.depth - n, 0);
+  std::int64_t record_end = rpos;
+  for (std::size_t i = first; i < out.size(); ++i) {
+    record_end += 4 + static_cast<std::int64_t>(out[i].data.size());
+    out[i].token = state_.commits.record_read(rnum, record_end);
+  }
+  if (!state_.commits.manual()) checkpointer_.count_ops_locked(n);
   if (!state_.has_data() && state_.depth != 0) {
     log_(LogLevel::error, "read reached write position with depth " + std::to_string(state_.depth) +
                               " - resetting to 0");

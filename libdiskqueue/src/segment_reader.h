@@ -31,13 +31,16 @@ class SegmentReader {
   ~SegmentReader();
 
   struct Step {
-    enum class Kind { record, empty, bad_segment, retry };
+    enum class Kind { records, empty, bad_segment, retry };
     Kind kind = Kind::empty;
-    ReadRecord record;                 // kind == record
     std::int64_t bad_file = 0;         // kind == bad_segment: -1 for corrupt positions
     std::uint64_t bad_generation = 0;  // state.generation when it was found
   };
-  Step read_next();
+  // Appends to `out` the records at the read position, at least one and up
+  // to `max_records` (and no more once `max_bytes` are in), as far as the
+  // segment and the buffer go: the queue's state is taken and moved once
+  // for them all, not once a record. Kind records when it appended any.
+  Step read_next(std::vector<ReadRecord>& out, std::size_t max_records, std::size_t max_bytes);
 
   // Serialises reads; a repair holds it to close the file under the reader.
   [[nodiscard]] std::unique_lock<std::mutex> lock() { return std::unique_lock(mu_); }
@@ -45,7 +48,7 @@ class SegmentReader {
   void close_file();
 
  private:
-  Step read_locked();
+  Step read_locked(std::vector<ReadRecord>& out, std::size_t max_records, std::size_t max_bytes);
   // Makes buf_ hold [pos, pos + need) of the open segment, reading no
   // further than `end` (bytes past it may still change).
   bool fill_buffer(std::int64_t pos, std::size_t need, std::int64_t end);

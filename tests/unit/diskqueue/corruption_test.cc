@@ -76,6 +76,27 @@ TEST(Corruption, ImpossibleLengthRenamesSegmentAndContinues) {
   EXPECT_EQ((*q)->depth(), 0);  // repaired when the reader met the writer
 }
 
+// A batch read takes the good records before a bad one, then the
+// repair, then the next segment's: the same records as one at a time.
+TEST(Corruption, BatchReadsStopAtTheBadRecordAndGoOnAfterTheRepair) {
+  TempDir dir;
+  CapturedLog log;
+  std::string seg0 = record_bytes("ok") + record_bytes("fine") +
+                     std::string("\x7f\xff\xff\xff", 4) + record_bytes("lost");
+  std::string seg1 = record_bytes("next") + record_bytes("last");
+  write_file(dir.path() / "c.diskqueue.000000.dat", seg0);
+  write_file(dir.path() / "c.diskqueue.000001.dat", seg1);
+  write_file(dir.path() / "c.diskqueue.meta.dat",
+             "5\n0,0\n1," + std::to_string(seg1.size()) + "\n");
+  auto q = DiskQueue::open(options(dir, log));
+  ASSERT_TRUE(q);
+  EXPECT_EQ((*q)->read_batch(100, 1 << 20),
+            (std::vector<std::string>{"ok", "fine", "next", "last"}));
+  EXPECT_TRUE(std::filesystem::exists(dir.path() / "c.diskqueue.000000.dat.bad"));
+  EXPECT_TRUE((*q)->read_batch(100, 1 << 20).empty());
+  EXPECT_EQ((*q)->depth(), 0);
+}
+
 TEST(Corruption, LengthBelowMinimumIsCorruption) {
   TempDir dir;
   CapturedLog log;
