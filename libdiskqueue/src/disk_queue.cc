@@ -41,16 +41,15 @@ std::error_code DiskQueue::try_put_batch(std::span<const std::string_view> recor
 }
 
 std::optional<std::string> DiskQueue::try_read() {
-  auto records = impl_->read_records(1, 1);
-  if (records.empty()) return std::nullopt;
-  return std::move(records.front().data);
+  std::optional<std::string> out;
+  impl_->read_each(1, 1, [&](std::string_view data, const ReadToken&) { out.emplace(data); });
+  return out;
 }
 
 std::vector<std::string> DiskQueue::read_batch(std::size_t max_records, std::size_t max_bytes) {
-  auto records = impl_->read_records(max_records, max_bytes);
   std::vector<std::string> out;
-  out.reserve(records.size());
-  for (auto& r : records) out.push_back(std::move(r.data));
+  impl_->read_each(max_records, max_bytes,
+                   [&](std::string_view data, const ReadToken&) { out.emplace_back(data); });
   return out;
 }
 
@@ -63,13 +62,24 @@ void DiskQueue::notify_when_readable(std::function<void()> callback) {
 }
 
 std::optional<ReadRecord> DiskQueue::try_read_record() {
-  auto records = impl_->read_records(1, 1);
-  if (records.empty()) return std::nullopt;
-  return std::move(records.front());
+  std::optional<ReadRecord> out;
+  impl_->read_each(1, 1, [&](std::string_view data, const ReadToken& token) {
+    out.emplace(ReadRecord{std::string(data), token});
+  });
+  return out;
 }
 
 std::vector<ReadRecord> DiskQueue::read_records(std::size_t max_records, std::size_t max_bytes) {
-  return impl_->read_records(max_records, max_bytes);
+  std::vector<ReadRecord> out;
+  impl_->read_each(max_records, max_bytes, [&](std::string_view data, const ReadToken& token) {
+    out.push_back(ReadRecord{std::string(data), token});
+  });
+  return out;
+}
+
+std::size_t DiskQueue::read_each(std::size_t max_records, std::size_t max_bytes,
+                                 const RecordSink& each) {
+  return impl_->read_each(max_records, max_bytes, each);
 }
 
 std::error_code DiskQueue::commit_read(const ReadToken& token) { return impl_->commit_read(token); }
@@ -170,24 +180,20 @@ std::error_code DiskQueue::Impl::try_put_batch(std::span<const std::string_view>
   return group_.try_write(records, bytes);
 }
 
-std::vector<ReadRecord> DiskQueue::Impl::read_records(std::size_t max_records,
-                                                      std::size_t max_bytes) {
-  std::vector<ReadRecord> out;
-  std::size_t bytes = 0;
-  while (out.size() < max_records && (out.empty() || bytes < max_bytes)) {
-    const std::size_t before = out.size();
-    SegmentReader::Step step = reader_.read_next(out, max_records - out.size(),
-                                                 out.empty() ? max_bytes : max_bytes - bytes);
-    if (step.kind == SegmentReader::Step::Kind::records) {
-      for (std::size_t i = before; i < out.size(); ++i) bytes += out[i].data.size();
-    } else if (step.kind == SegmentReader::Step::Kind::bad_segment) {
+std::size_t DiskQueue::Impl::read_each(std::size_t max_records, std::size_t max_bytes,
+                                       const RecordSink& each) {
+  std::size_t count = 0, bytes = 0;
+  while (count < max_records && (count == 0 || bytes < max_bytes)) {
+    SegmentReader::Step step = reader_.read_next(
+        each, max_records - count, count == 0 ? max_bytes : max_bytes - bytes, count, bytes);
+    if (step.kind == SegmentReader::Step::Kind::bad_segment) {
       // Writer-side work: runs without the reader's lock, which it takes.
       if (control(OpKind::bad_segment, step.bad_file, step.bad_generation)) break;
     } else if (step.kind == SegmentReader::Step::Kind::empty) {
       break;
     }
   }
-  return out;
+  return count;
 }
 
 std::error_code DiskQueue::Impl::commit_read(const ReadToken& token) {

@@ -48,7 +48,7 @@ class DiskQueue::Impl {
                                   PutCallback done);
   std::error_code try_put_batch(std::span<const std::string_view> records);
 
-  std::vector<ReadRecord> read_records(std::size_t max_records, std::size_t max_bytes);
+  std::size_t read_each(std::size_t max_records, std::size_t max_bytes, const RecordSink& each);
   bool wait_readable(std::chrono::milliseconds timeout) { return readable_.wait(timeout); }
   void notify_when_readable(std::function<void()> callback) {
     readable_.notify_when_readable(std::move(callback));

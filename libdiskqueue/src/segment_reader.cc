@@ -24,14 +24,21 @@ SegmentReader::~SegmentReader() {
   if (fd_ >= 0) ::close(fd_);
 }
 
-SegmentReader::Step SegmentReader::read_next(std::vector<ReadRecord>& out, std::size_t max_records,
-                                             std::size_t max_bytes) {
+SegmentReader::Step SegmentReader::read_next(const RecordSink& each, std::size_t max_records,
+                                             std::size_t max_bytes, std::size_t& count,
+                                             std::size_t& bytes) {
   std::lock_guard read_lock(mu_);
-  return read_locked(out, max_records, max_bytes);
+  return read_locked(each, max_records, max_bytes, count, bytes);
 }
 
-SegmentReader::Step SegmentReader::read_locked(std::vector<ReadRecord>& out,
-                                               std::size_t max_records, std::size_t max_bytes) {
+bool SegmentReader::in_buffer(std::int64_t pos, std::int64_t n) const {
+  return buf_num_ == fd_num_ && pos >= buf_start_ &&
+         pos + n <= buf_start_ + static_cast<std::int64_t>(buf_len_);
+}
+
+SegmentReader::Step SegmentReader::read_locked(const RecordSink& each, std::size_t max_records,
+                                               std::size_t max_bytes, std::size_t& count,
+                                               std::size_t& bytes) {
   Step step;
   std::int64_t rnum, rpos, wnum, wpos;
   std::uint64_t gen;
@@ -95,13 +102,16 @@ SegmentReader::Step SegmentReader::read_locked(std::vector<ReadRecord>& out,
   }
 
   // The records from rpos on, each checked as it is read; a bad one ends
-  // the run, and is reported once it is the first.
-  const std::size_t first = out.size();
+  // the run, and is reported once it is the first. All of a run's records
+  // lie in the buffer as it is once the first is in, so they are given
+  // from there without a copy.
+  spans_.clear();
   std::int64_t pos = rpos;
-  std::size_t bytes = 0;
-  const auto ran = [&] { return out.size() > first; };
-  while (pos < end && out.size() - first < std::max<std::size_t>(max_records, 1) &&
-         (!ran() || bytes < max_bytes)) {
+  std::size_t run_bytes = 0;
+  const auto ran = [&] { return !spans_.empty(); };
+  while (pos < end && spans_.size() < std::max<std::size_t>(max_records, 1) &&
+         (!ran() || run_bytes < max_bytes)) {
+    if (ran() && !in_buffer(pos, 4)) break;
     if (pos + 4 > end || !fill_buffer(pos, 4, end)) {
       if (ran()) break;
       log_(LogLevel::error, "truncated record header at " + std::to_string(pos) + " in " +
@@ -115,41 +125,49 @@ SegmentReader::Step SegmentReader::read_locked(std::vector<ReadRecord>& out,
                                 std::to_string(pos) + " in " + files_.segment_path(rnum).string());
       return bad(rnum);
     }
+    if (ran() && !in_buffer(pos + 4, len)) break;
     if (pos + 4 + len > end || !fill_buffer(pos + 4, static_cast<std::size_t>(len), end)) {
       if (ran()) break;
       log_(LogLevel::error, "truncated record at " + std::to_string(pos) + " in " +
                                 files_.segment_path(rnum).string());
       return bad(rnum);
     }
-    ReadRecord& r = out.emplace_back();
-    r.data.assign(buf_.data() + (pos + 4 - buf_start_), static_cast<std::size_t>(len));
-    bytes += static_cast<std::size_t>(len);
+    spans_.emplace_back(pos + 4, static_cast<std::size_t>(len));
+    run_bytes += static_cast<std::size_t>(len);
     pos += 4 + len;
   }
 
-  std::lock_guard lock(state_.mu);
-  step.kind = Step::Kind::retry;
-  if (state_.generation != gen || state_.read_file_num != rnum || state_.read_pos != rpos) {
-    out.resize(first);
-    return step;
+  tokens_.clear();
+  {
+    std::lock_guard lock(state_.mu);
+    step.kind = Step::Kind::retry;
+    if (state_.generation != gen || state_.read_file_num != rnum || state_.read_pos != rpos) {
+      return step;
+    }
+    step.kind = Step::Kind::records;
+    state_.read_pos = pos;
+    const auto n = static_cast<std::int64_t>(spans_.size());
+    // A checkpoint that undercounted (one that failed to parse counts 0)
+    // must not make depth negative; reaching the writer makes it exact again.
+    state_.depth = std::max<std::int64_t>(state_.depth - n, 0);
+    for (const auto& [at, len] : spans_) {
+      tokens_.push_back(state_.commits.record_read(rnum, at + static_cast<std::int64_t>(len)));
+    }
+    if (!state_.commits.manual()) checkpointer_.count_ops_locked(n);
+    if (!state_.has_data() && state_.depth != 0) {
+      log_(LogLevel::error, "read reached write position with depth " +
+                                std::to_string(state_.depth) + " - resetting to 0");
+      state_.depth = 0;
+    }
   }
-  step.kind = Step::Kind::records;
-  state_.read_pos = pos;
-  const auto n = static_cast<std::int64_t>(out.size() - first);
-  // A checkpoint that undercounted (one that failed to parse counts 0) must
-  // not make depth negative; reaching the writer makes it exact again.
-  state_.depth = std::max<std::int64_t>(state_.depth - n, 0);
-  std::int64_t record_end = rpos;
-  for (std::size_t i = first; i < out.size(); ++i) {
-    record_end += 4 + static_cast<std::int64_t>(out[i].data.size());
-    out[i].token = state_.commits.record_read(rnum, record_end);
+  // Outside the queue's state lock (writers go on), inside the reader's
+  // (the buffer stays as it is).
+  for (std::size_t i = 0; i < spans_.size(); ++i) {
+    each(std::string_view(buf_.data() + (spans_[i].first - buf_start_), spans_[i].second),
+         tokens_[i]);
   }
-  if (!state_.commits.manual()) checkpointer_.count_ops_locked(n);
-  if (!state_.has_data() && state_.depth != 0) {
-    log_(LogLevel::error, "read reached write position with depth " + std::to_string(state_.depth) +
-                              " - resetting to 0");
-    state_.depth = 0;
-  }
+  count += spans_.size();
+  bytes += run_bytes;
   return step;
 }
 

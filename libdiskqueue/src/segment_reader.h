@@ -36,11 +36,14 @@ class SegmentReader {
     std::int64_t bad_file = 0;         // kind == bad_segment: -1 for corrupt positions
     std::uint64_t bad_generation = 0;  // state.generation when it was found
   };
-  // Appends to `out` the records at the read position, at least one and up
-  // to `max_records` (and no more once `max_bytes` are in), as far as the
-  // segment and the buffer go: the queue's state is taken and moved once
-  // for them all, not once a record. Kind records when it appended any.
-  Step read_next(std::vector<ReadRecord>& out, std::size_t max_records, std::size_t max_bytes);
+  // Gives `each` the records at the read position, at least one and up to
+  // `max_records` (and no more once `max_bytes` are in), as far as the
+  // segment and the read-ahead buffer go: the queue's state is taken and
+  // moved once for them all, not once a record. A record's bytes are valid
+  // during its call only; `each` must not call into the queue. Kind records
+  // when it gave any; `count` and `bytes` grow by what it gave.
+  Step read_next(const RecordSink& each, std::size_t max_records, std::size_t max_bytes,
+                 std::size_t& count, std::size_t& bytes);
 
   // Serialises reads; a repair holds it to close the file under the reader.
   [[nodiscard]] std::unique_lock<std::mutex> lock() { return std::unique_lock(mu_); }
@@ -48,7 +51,10 @@ class SegmentReader {
   void close_file();
 
  private:
-  Step read_locked(std::vector<ReadRecord>& out, std::size_t max_records, std::size_t max_bytes);
+  Step read_locked(const RecordSink& each, std::size_t max_records, std::size_t max_bytes,
+                   std::size_t& count, std::size_t& bytes);
+  // Whether buf_ holds [pos, pos + n) of the open segment.
+  bool in_buffer(std::int64_t pos, std::int64_t n) const;
   // Makes buf_ hold [pos, pos + need) of the open segment, reading no
   // further than `end` (bytes past it may still change).
   bool fill_buffer(std::int64_t pos, std::size_t need, std::int64_t end);
@@ -70,6 +76,10 @@ class SegmentReader {
   std::int64_t buf_start_ = 0;
   std::size_t buf_len_ = 0;
   std::uint64_t buf_generation_ = 0;
+  // A read's records: their bytes in buf_ ([pos, pos + length)), then their
+  // tokens; kept to reuse their memory.
+  std::vector<std::pair<std::int64_t, std::size_t>> spans_;
+  std::vector<ReadToken> tokens_;
 };
 
 }  // namespace nsq::diskqueue

@@ -52,6 +52,9 @@ struct ReadRecord {
   ReadToken token;
 };
 
+// Sees one record read: its bytes, valid during the call only, and its token.
+using RecordSink = std::function<void(std::string_view data, const ReadToken& token)>;
+
 struct Options {
   // Files NAME.diskqueue.NNNNNN.dat and NAME.diskqueue.meta.dat in data_path,
   // an existing directory.
@@ -140,6 +143,9 @@ class DiskQueue {
   // try_read/read_batch with each record's token for commit_read().
   std::optional<ReadRecord> try_read_record();
   std::vector<ReadRecord> read_records(std::size_t max_records, std::size_t max_bytes);
+  // read_records without a copy of each record: `each` sees them (it must
+  // not call into this queue); how many it saw.
+  std::size_t read_each(std::size_t max_records, std::size_t max_bytes, const RecordSink& each);
 
   // With manual_read_commit: every record up to the token's is done. Any
   // thread; a token at or behind the commit (or from before empty()) is

@@ -45,35 +45,31 @@ void Channel::refill() {
     std::lock_guard lock(mu_);
     seq = disk_write_seq_;
   }
-  std::vector<diskqueue::ReadRecord> records;
-  if (durable_) {
-    records = backend_->read_records(kRefillBatch, kRefillBytes);
-  } else {
-    for (std::string& r : backend_->read_batch(kRefillBatch, kRefillBytes))
-      records.push_back(diskqueue::ReadRecord{std::move(r), {}});
-  }
+  // Decoded straight from the queue's read-ahead buffer.
   std::vector<QueuedMessage> decoded;
-  decoded.reserve(records.size());
+  std::vector<diskqueue::ReadToken> tokens;  // durable_: each record's, to commit
   std::vector<diskqueue::ReadToken> undecodable;
-  for (const diskqueue::ReadRecord& r : records) {
-    auto m = decode_message(r.data);
-    if (!m) {
-      ctx_.log.error("TOPIC({}): CHANNEL({}) failed to decode message from disk - {}", topic_name_,
-                     name_, m.error().message());
-      if (durable_) undecodable.push_back(r.token);
-      continue;
-    }
-    decoded.push_back(
-        QueuedMessage{MessageRef::create(m->header.id, m->header.timestamp_ns, m->body),
-                      m->header.attempts, durable_ ? r.token.seq : 0});
-  }
+  const std::size_t read = backend_->read_each(
+      kRefillBatch, kRefillBytes, [&](std::string_view data, const diskqueue::ReadToken& token) {
+        if (durable_) tokens.push_back(token);
+        auto m = decode_message(data);
+        if (!m) {
+          ctx_.log.error("TOPIC({}): CHANNEL({}) failed to decode message from disk - {}",
+                         topic_name_, name_, m.error().message());
+          if (durable_) undecodable.push_back(token);
+          return;
+        }
+        decoded.push_back(
+            QueuedMessage{MessageRef::create(m->header.id, m->header.timestamp_ns, m->body),
+                          m->header.attempts, durable_ ? token.seq : 0});
+      });
   std::vector<std::shared_ptr<Subscriber>> wake;
   {
     std::lock_guard lock(mu_);
     refill_running_ = false;
     idle_cv_.notify_all();
     if (durable_) {
-      for (const auto& r : records) read_commits_.add(r.token);
+      for (const auto& t : tokens) read_commits_.add(t);
       for (const auto& t : undecodable) release_locked(QueuedMessage{{}, 0, t.seq});
       Clock::time_point now = Clock::now();
       std::vector<QueuedMessage> ready;
@@ -95,11 +91,11 @@ void Channel::refill() {
       decoded.swap(ready);
     }
     for (auto& m : decoded) from_disk_.push_back(std::move(m));
-    disk_pending_ -= static_cast<std::int64_t>(records.size());
-    if (records.size() < kRefillBatch && disk_write_seq_ == seq) disk_pending_ = 0;
-    if (disk_pending_ < 0) disk_pending_ = records.empty() ? 0 : 1;
+    disk_pending_ -= static_cast<std::int64_t>(read);
+    if (read < kRefillBatch && disk_write_seq_ == seq) disk_pending_ = 0;
+    if (disk_pending_ < 0) disk_pending_ = read == 0 ? 0 : 1;
     collect_waiting_locked(wake);
-    if (!records.empty() && from_disk_.size() < kRefillLowWater) start_refill_locked();
+    if (read > 0 && from_disk_.size() < kRefillLowWater) start_refill_locked();
   }
   wake_all(wake);
 }

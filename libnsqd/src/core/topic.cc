@@ -175,24 +175,18 @@ void Topic::drain() {
     const bool durable = ctx_.options.sync_publish && from_disk;
     std::optional<diskqueue::ReadToken> last_read;
     if (from_disk) {
-      std::vector<diskqueue::ReadRecord> records;
-      if (durable) {
-        records = backend_->read_records(kDrainBatch, kDrainBytes);
-      } else {
-        for (std::string& r : backend_->read_batch(kDrainBatch, kDrainBytes))
-          records.push_back(diskqueue::ReadRecord{std::move(r), {}});
-      }
-      for (const diskqueue::ReadRecord& r : records) {
-        last_read = r.token;
-        auto m = decode_message(r.data);
-        if (!m) {
-          ctx_.log.error("TOPIC({}): failed to decode message from disk - {}", name_,
-                         m.error().message());
-          continue;
-        }
-        batch.push_back(
-            Pending{MessageRef::create(m->header.id, m->header.timestamp_ns, m->body), {}});
-      }
+      backend_->read_each(
+          kDrainBatch, kDrainBytes, [&](std::string_view data, const diskqueue::ReadToken& token) {
+            last_read = token;
+            auto m = decode_message(data);
+            if (!m) {
+              ctx_.log.error("TOPIC({}): failed to decode message from disk - {}", name_,
+                             m.error().message());
+              return;
+            }
+            batch.push_back(
+                Pending{MessageRef::create(m->header.id, m->header.timestamp_ns, m->body), {}});
+          });
     }
     {
       std::lock_guard lock(mu_);
