@@ -34,7 +34,8 @@ class SpinPolicy {
 
 // Runs `ctx` until it is stopped, polling (and yielding the core to anyone
 // runnable) for up to `spin` after each piece of work while SpinPolicy says
-// it pays. A zero spin is io_context::run().
+// it pays and no connection streamed (StreamingHint). A zero spin is
+// io_context::run().
 void run_io_loop(boost::asio::io_context& ctx, std::chrono::microseconds spin);
 
 }  // namespace nsq::nsqd

@@ -16,6 +16,7 @@
 #include "core/broker.h"
 #include "net/conn_registry.h"
 #include "net/conn_stream.h"
+#include "net/streaming_hint.h"
 #include "nsq/endian.h"
 #include "nsq/frame.h"
 #include "protocol/dispatch.h"
@@ -73,7 +74,9 @@ ClientConn::ClientConn(asio::ip::tcp::socket socket, Broker& broker, ConnRegistr
       session_(session_limits(broker.options())),
       write_progress_(socket_.get_executor(), Clock::time_point::max()),
       write_signal_(socket_.get_executor(), Clock::time_point::max()),
-      watchdog_timer_(socket_.get_executor()) {
+      watchdog_timer_(socket_.get_executor()),
+      streaming_hint_(asio::use_service<StreamingHint>(
+          asio::query(socket_.get_executor(), asio::execution::context))) {
   boost::system::error_code ec;
   socket_.set_option(asio::ip::tcp::no_delay(true), ec);
 }
@@ -179,6 +182,8 @@ awaitable<void> ClientConn::read_loop() {
         pump_needed_ = false;
         pump();
       }
+      if (commands_read_ >= kStreamingCommands) streaming_hint_.streamed();
+      commands_read_ = 0;
       if (!co_await fill(step.need)) ended = true;
       continue;
     }
@@ -191,6 +196,7 @@ awaitable<void> ClientConn::read_loop() {
       fail(step.error);
       break;
     }
+    ++commands_read_;
     bool open = true;
     // Whether the command ran at once: most (FIN, RDY, REQ, TOUCH) do, and
     // their read deadline counts from when the loop last resumed (bytes

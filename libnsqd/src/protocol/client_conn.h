@@ -31,6 +31,7 @@ namespace nsq::nsqd {
 
 class Broker;
 class ConnRegistry;
+class StreamingHint;
 class ConnStream;
 class WorkerPool;
 
@@ -156,6 +157,12 @@ class ClientConn final : public Subscriber,
   std::chrono::steady_clock::time_point resumed_at_;
   std::chrono::steady_clock::time_point write_started_;
   std::chrono::steady_clock::time_point next_heartbeat_;
+
+  // Commands read since the last wait for bytes: several at once mean the
+  // client streams them (a consumer's FINs), which the loop is told.
+  static constexpr int kStreamingCommands = 4;
+  int commands_read_ = 0;
+  StreamingHint& streaming_hint_;
 
   std::vector<QueuedMessage> batch_;
   std::atomic<bool> wake_pending_{false};
