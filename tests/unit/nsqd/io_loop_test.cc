@@ -7,6 +7,11 @@
 #include <boost/asio/post.hpp>
 #include <boost/asio/steady_timer.hpp>
 
+#include "net/streaming_hint.h"
+
+#include <pthread.h>
+#include <time.h>
+
 #include <chrono>
 #include <future>
 #include <thread>
@@ -71,6 +76,40 @@ TEST(IoLoop, ReturnsWhenOutOfWorkWithoutAGuard) {
   asio::post(ctx, [&] { ++ran; });
   run_io_loop(ctx, 100us);
   EXPECT_EQ(ran, 1);
+}
+
+// After work that streamed, the loop sleeps instead of polling: with a
+// spin of 10 s, its thread takes (almost) no CPU while it waits; without
+// the hint it would poll for the whole wait.
+TEST(IoLoop, SleepsAtOnceAfterWorkThatStreamed) {
+  asio::io_context ctx(1);
+  auto guard = asio::make_work_guard(ctx);
+  std::promise<clockid_t> started;
+  std::thread loop([&] {
+    clockid_t clock;
+    pthread_getcpuclockid(pthread_self(), &clock);
+    started.set_value(clock);
+    run_io_loop(ctx, 10s);
+  });
+  const clockid_t loop_cpu = started.get_future().get();
+  auto cpu_now = [&] {
+    timespec ts{};
+    clock_gettime(loop_cpu, &ts);
+    return std::chrono::seconds(ts.tv_sec) + std::chrono::nanoseconds(ts.tv_nsec);
+  };
+  std::promise<void> ran;
+  asio::post(ctx, [&] {
+    asio::use_service<StreamingHint>(ctx).streamed();
+    ran.set_value();
+  });
+  ran.get_future().wait();
+  const auto before = cpu_now();
+  // A wait the loop must not fill: the CPU it took is what is measured.
+  std::this_thread::sleep_for(200ms);
+  const auto used = cpu_now() - before;
+  EXPECT_LT(used, 50ms) << "the loop polled after streamed work";
+  ctx.stop();
+  loop.join();
 }
 
 }  // namespace
