@@ -230,14 +230,20 @@ void Channel::take(ClientId id, std::int64_t rdy, std::int64_t max_count, int sa
 
 Channel::AckResult Channel::finish(ClientId id, const MessageId& msg) {
   std::lock_guard lock(mu_);
-  InFlight* f = in_flight_.find(msg);
-  if (!f) return AckResult::not_in_flight;
-  if (f->client != id) return AckResult::not_owner;
-  if (e2e_) e2e_->record(unix_nanos() - f->msg.msg->timestamp(), Clock::now());
-  release_locked(f->msg);
-  if (ledger_) ledger_->finished(name_, *f->msg.msg);
-  in_flight_heap_.remove(f);
-  in_flight_.erase(msg);
+  AckResult result = AckResult::not_in_flight;
+  in_flight_.visit(msg, [&](InFlight& f) {
+    if (f.client != id) {
+      result = AckResult::not_owner;
+      return false;
+    }
+    if (e2e_) e2e_->record(unix_nanos() - f.msg.msg->timestamp(), Clock::now());
+    release_locked(f.msg);
+    if (ledger_) ledger_->finished(name_, *f.msg.msg);
+    in_flight_heap_.remove(&f);
+    result = AckResult::ok;
+    return true;
+  });
+  if (result != AckResult::ok) return result;
   if (auto c = clients_.find(id); c != clients_.end()) --c->second.in_flight;
   return AckResult::ok;
 }
@@ -247,12 +253,19 @@ Channel::AckResult Channel::requeue(ClientId id, const MessageId& msg,
   std::vector<std::shared_ptr<Subscriber>> wake;
   {
     std::lock_guard lock(mu_);
-    InFlight* f = in_flight_.find(msg);
-    if (!f) return AckResult::not_in_flight;
-    if (f->client != id) return AckResult::not_owner;
-    QueuedMessage m = std::move(f->msg);
-    in_flight_heap_.remove(f);
-    in_flight_.erase(msg);
+    AckResult found = AckResult::not_in_flight;
+    QueuedMessage m;
+    in_flight_.visit(msg, [&](InFlight& f) {
+      if (f.client != id) {
+        found = AckResult::not_owner;
+        return false;
+      }
+      m = std::move(f.msg);
+      in_flight_heap_.remove(&f);
+      found = AckResult::ok;
+      return true;
+    });
+    if (found != AckResult::ok) return found;
     if (auto c = clients_.find(id); c != clients_.end()) --c->second.in_flight;
     ++requeue_count_;
     if (delay.count() > 0) {

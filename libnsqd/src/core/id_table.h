@@ -60,6 +60,13 @@ class IdTable {
 
   // Removes the entry of `id`; whether there was one.
   bool erase(const MessageId& id) noexcept {
+    return visit(id, [](T&) { return true; });
+  }
+
+  // Gives the entry of `id` to `visit`, and removes it when that returns
+  // true, with one lookup; whether there was an entry.
+  template <class Visit>
+  bool visit(const MessageId& id, Visit&& visit) {
     if (size_ == 0) return false;
     const std::uint64_t h = hash(id);
     std::size_t i = h & mask_;
@@ -67,6 +74,7 @@ class IdTable {
       if (slots_[i].entry == 0) return false;
       if (slots_[i].tag == tag(h) && entry(slots_[i].entry).id == id) break;
     }
+    if (!visit(entry(slots_[i].entry).value)) return true;
     const std::uint32_t n = slots_[i].entry;
     entry(n).value = T{};  // what it holds (a message) is released now
     free_.push_back(n);
@@ -74,7 +82,7 @@ class IdTable {
     // Backward-shift deletion: entries after the hole that may live in it
     // move up, so lookups never need tombstones.
     for (std::size_t j = (i + 1) & mask_; slots_[j].entry != 0; j = (j + 1) & mask_) {
-      const std::size_t home = hash(entry(slots_[j].entry).id) & mask_;
+      const std::size_t home = slots_[j].tag & mask_;
       if (((j - home) & mask_) >= ((j - i) & mask_)) {
         slots_[i] = slots_[j];
         i = j;
@@ -112,11 +120,13 @@ class IdTable {
     T value{};
   };
   struct Slot {
-    std::uint32_t tag = 0;    // the hash's high half: most mismatches end here
+    // The hash's low half: its home slot (the index never has 2^32 slots),
+    // and most mismatches end here.
+    std::uint32_t tag = 0;
     std::uint32_t entry = 0;  // 1 + the entry's number; 0: empty
   };
 
-  static std::uint32_t tag(std::uint64_t h) noexcept { return static_cast<std::uint32_t>(h >> 32); }
+  static std::uint32_t tag(std::uint64_t h) noexcept { return static_cast<std::uint32_t>(h); }
 
   // Ids are 16 hex digits; both halves go through a 64-bit mix, seeded per
   // table so that no client can choose ids that collide.
@@ -155,7 +165,7 @@ class IdTable {
     mask_ = slots_.size() - 1;
     for (const Slot& s : old) {
       if (s.entry == 0) continue;
-      std::size_t i = hash(entry(s.entry).id) & mask_;
+      std::size_t i = s.tag & mask_;
       while (slots_[i].entry != 0) i = (i + 1) & mask_;
       slots_[i] = s;
     }

@@ -44,6 +44,22 @@ TEST(IdTable, AddsFindsAndErasesById) {
   EXPECT_FALSE(table.erase(id_of(1)));
 }
 
+TEST(IdTable, VisitSeesTheEntryAndErasesItWhenAsked) {
+  IdTable<Value> table;
+  EXPECT_FALSE(table.visit(id_of(3), [](Value&) { return true; }));
+  table.try_emplace(id_of(3)).first->n = 3;
+  int seen = 0;
+  EXPECT_TRUE(table.visit(id_of(3), [&](Value& v) {
+    seen = v.n;
+    return false;  // kept
+  }));
+  EXPECT_EQ(seen, 3);
+  ASSERT_NE(table.find(id_of(3)), nullptr);
+  EXPECT_TRUE(table.visit(id_of(3), [](Value&) { return true; }));
+  EXPECT_EQ(table.find(id_of(3)), nullptr);
+  EXPECT_TRUE(table.empty());
+}
+
 TEST(IdTable, EntriesKeepTheirAddressWhileTheTableGrows) {
   IdTable<Value> table;
   Value* first = table.try_emplace(id_of(42)).first;
