@@ -1,5 +1,7 @@
 #include "nsq/mpub.h"
 
+#include <algorithm>
+
 #include <string>
 #include <utility>
 
@@ -28,13 +30,15 @@ MpubReader::Status MpubReader::put(std::string_view buffered) {
         pos_ += 4;
         stage_ = Stage::size;
         need_ = pos_ + 4;
+        // Not more than a few pages up front: the count is the client's word.
+        spans_.reserve(static_cast<std::size_t>(std::min<int64_t>(count_, 4096)));
         break;
       }
       case Stage::size: {
         const int32_t size = get_i32be(buffered.data() + pos_);
-        const auto i = std::to_string(spans_.size());
         if (size <= 0) {
-          error_ = bad_message("MPUB invalid message(" + i + ") body size " + std::to_string(size));
+          error_ = bad_message("MPUB invalid message(" + std::to_string(spans_.size()) +
+                               ") body size " + std::to_string(size));
           return Status::failed;
         }
         if (size > limits_.max_msg_size) {
