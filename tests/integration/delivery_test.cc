@@ -121,6 +121,51 @@ TEST_F(DeliveryTest, TopicBuffersUntilFirstChannel) {
   EXPECT_EQ(seen.size(), 20u);
 }
 
+// FINs sent together are finished together (one lock of the channel), and
+// still answered as sent one by one: a failed FIN's error in its place,
+// before a later command's fatal error, and every good FIN finished, on
+// either side of the bad one.
+TEST_F(DeliveryTest, FinsSentTogetherAreEachFinishedAndAnsweredInOrder) {
+  start();
+  auto c = consumer("t", "c", 10, R"({"msg_timeout":1000})");
+  for (int i = 0; i < 4; ++i) publish("t", "m" + std::to_string(i));
+  std::vector<std::string> ids;
+  for (int i = 0; i < 4; ++i) {
+    auto m = read_message(c);
+    ASSERT_TRUE(m);
+    ids.push_back(m->id);
+  }
+  const std::string bogus = id16('7');
+  ASSERT_TRUE(c.send_raw("FIN " + ids[0] + "\nFIN " + ids[1] + "\nFIN " + bogus + "\nFIN " +
+                         ids[2] + "\nFIN " + ids[1] + "\nFIN " + ids[3] + "\nNOP\n"));
+  EXPECT_TRUE(got_error(c, "E_FIN_FAILED FIN " + bogus + " failed ID not in flight"));
+  EXPECT_TRUE(got_error(c, "E_FIN_FAILED FIN " + ids[1] + " failed ID not in flight"));
+  EXPECT_TRUE(barrier(c));
+  if (need_http()) {
+    auto r = testutil::http_request(http_port(), "GET", "/stats?format=json&topic=t&channel=c");
+    ASSERT_TRUE(r && r->status == 200) << (r ? r->body : "no reply");
+    EXPECT_NE(r->body.find("\"in_flight_count\":0"), std::string::npos) << r->body;
+    EXPECT_NE(r->body.find("\"finish_count\":4"), std::string::npos) << r->body;
+  }
+
+  // A FIN put off, then a command that ends the connection: the FIN is
+  // finished first, and its error comes before the fatal one.
+  for (int i = 0; i < 2; ++i) publish("t", "late" + std::to_string(i));
+  auto late = read_message(c);
+  auto other = read_message(c);
+  ASSERT_TRUE(late && other);
+  ASSERT_TRUE(c.send_raw("FIN " + late->id + "\nFIN " + bogus + "\nBOGUS\n"));
+  EXPECT_TRUE(got_error(c, "E_FIN_FAILED FIN " + bogus + " failed ID not in flight"));
+  EXPECT_TRUE(got_fatal(c, "E_INVALID invalid command BOGUS"));
+  // The other late message comes back to the next consumer once it timed
+  // out (1 s); the FIN'd one does not.
+  auto d = consumer("t", "c", 10);
+  auto back = read_message(d, 5000ms);
+  ASSERT_TRUE(back);
+  EXPECT_EQ(back->id, other->id);
+  EXPECT_TRUE(got_nothing(d, 1500ms)) << "a FIN before the fatal error was lost";
+}
+
 // §8: an unFIN'd message times out (IDENTIFY msg_timeout) and is redelivered
 // with attempts 2; a late FIN by the first owner fails.
 TEST_F(DeliveryTest, MsgTimeoutRedelivers) {

@@ -230,6 +230,26 @@ void Channel::take(ClientId id, std::int64_t rdy, std::int64_t max_count, int sa
 
 Channel::AckResult Channel::finish(ClientId id, const MessageId& msg) {
   std::lock_guard lock(mu_);
+  const AckResult result = finish_locked(id, msg);
+  if (result == AckResult::ok) {
+    if (auto c = clients_.find(id); c != clients_.end()) --c->second.in_flight;
+  }
+  return result;
+}
+
+void Channel::finish_many(ClientId id, std::span<const MessageId> msgs,
+                          std::span<AckResult> results) {
+  std::lock_guard lock(mu_);
+  std::int64_t finished = 0;
+  for (std::size_t i = 0; i < msgs.size(); ++i) {
+    results[i] = finish_locked(id, msgs[i]);
+    if (results[i] == AckResult::ok) ++finished;
+  }
+  if (auto c = clients_.find(id); c != clients_.end()) c->second.in_flight -= finished;
+}
+
+// mu_ held; the client's in-flight count is the caller's to lower.
+Channel::AckResult Channel::finish_locked(ClientId id, const MessageId& msg) {
   AckResult result = AckResult::not_in_flight;
   in_flight_.visit(msg, [&](InFlight& f) {
     if (f.client != id) {
@@ -243,9 +263,7 @@ Channel::AckResult Channel::finish(ClientId id, const MessageId& msg) {
     result = AckResult::ok;
     return true;
   });
-  if (result != AckResult::ok) return result;
-  if (auto c = clients_.find(id); c != clients_.end()) --c->second.in_flight;
-  return AckResult::ok;
+  return result;
 }
 
 Channel::AckResult Channel::requeue(ClientId id, const MessageId& msg,

@@ -85,6 +85,8 @@ class Channel : public std::enable_shared_from_this<Channel> {
 
   enum class AckResult { ok, not_in_flight, not_owner };
   AckResult finish(ClientId id, const MessageId& msg);
+  // finish() for each of `msgs`, under one lock; results[i] is msgs[i]'s.
+  void finish_many(ClientId id, std::span<const MessageId> msgs, std::span<AckResult> results);
   AckResult requeue(ClientId id, const MessageId& msg, std::chrono::milliseconds delay,
                     DiskWrites& spill);
   AckResult touch(ClientId id, const MessageId& msg, std::chrono::nanoseconds msg_timeout);
@@ -131,6 +133,7 @@ class Channel : public std::enable_shared_from_this<Channel> {
     std::size_t operator()(const MessageId& id) const noexcept;
   };
 
+  AckResult finish_locked(ClientId id, const MessageId& msg);
   void enqueue_locked(QueuedMessage m, DiskWrites& spill);
   void spill_locked(const QueuedMessage& m, DiskWrites& spill);
   // --sync-publish: a message that came from disk is done (FIN'd, or dropped

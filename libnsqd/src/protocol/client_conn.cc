@@ -20,6 +20,7 @@
 #include "nsq/endian.h"
 #include "nsq/frame.h"
 #include "protocol/dispatch.h"
+#include "protocol/handlers/handlers.h"
 
 namespace nsq::nsqd {
 
@@ -176,6 +177,7 @@ awaitable<void> ClientConn::read_loop() {
   bool ended = false;
   for (;;) {
     Step step = session_.next(in_.data(), ended);
+    if (!(step.kind == Step::Kind::command && step.command->name == "FIN")) settle_fins();
     if (step.kind == Step::Kind::need_more) {
       // Everything complete is done: deliver before waiting for more.
       if (pump_needed_) {
@@ -224,6 +226,7 @@ awaitable<void> ClientConn::read_loop() {
     }
     if (!body_expected_) extend_read_deadline(at_once && !upgraded ? resumed_at_ : Clock::now());
   }
+  settle_fins();
   shut_down();
 }
 
@@ -267,12 +270,24 @@ bool ClientConn::flush_now() {
   return n > 0;
 }
 
+void ClientConn::settle_fins() {
+  if (pending_fins_.empty()) return;
+  // Taken out first: a failed FIN's error frame comes back through fail().
+  std::vector<MessageId> fins;
+  fins.swap(pending_fins_);
+  protocol::handlers::finish_pending(*this, fins);
+  fins.clear();
+  if (pending_fins_.empty()) pending_fins_.swap(fins);  // its memory, for the next ones
+}
+
 void ClientConn::respond(std::string_view data) {
+  settle_fins();  // a frame after them, as the client sent them
   append_frame(out_, FrameType::response, data);
   queue_bytes();
 }
 
 bool ClientConn::fail(const ProtocolError& error) {
+  settle_fins();
   append_error_frame(out_, error);
   queue_bytes();
   if (error.fatal) {

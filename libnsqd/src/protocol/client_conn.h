@@ -87,6 +87,7 @@ class ClientConn final : public Subscriber,
   bool fail(const ProtocolError& error) override;
   void expect_body(protocol::BodyKind kind) override;
   void want_delivery() override { pump_needed_ = true; }
+  void finish_later(const MessageId& id) override { pending_fins_.push_back(id); }
   void heartbeat_changed() override;
   void upgrade(std::string response) override { upgrade_ = std::move(response); }
   void resumed_from_disk() override { yield_after_flush_ = true; }
@@ -119,6 +120,8 @@ class ClientConn final : public Subscriber,
   // Writes `bytes` now, while the write loop is paused for an upgrade.
   boost::asio::awaitable<bool> write_now(std::string_view bytes);
 
+  // Finishes the FINs put off (finish_later), reporting their failures.
+  void settle_fins();
   void queue_bytes();
   // Sends what is queued at once when the socket takes it (plain streams);
   // whether it sent anything.
@@ -161,6 +164,9 @@ class ClientConn final : public Subscriber,
   // Commands read since the last wait for bytes: several at once mean the
   // client streams them (a consumer's FINs), which the loop is told.
   static constexpr int kStreamingCommands = 4;
+  // FINs read but not finished yet (finish_later): finished together before
+  // any other step of the read loop.
+  std::vector<MessageId> pending_fins_;
   int commands_read_ = 0;
   StreamingHint& streaming_hint_;
 

@@ -8,6 +8,7 @@
 #include <string>
 #include <string_view>
 
+#include "nsq/message.h"
 #include "nsq/protocol_error.h"
 #include "protocol/client_state.h"
 #include "protocol/v2_session.h"
@@ -51,6 +52,10 @@ class V2Client {
   virtual void expect_body(BodyKind kind) = 0;
   // RDY, FIN or REQ made room: deliver once the commands read so far ran.
   virtual void want_delivery() = 0;
+  // A FIN of a well-formed id, in a subscribed state: the client finishes it
+  // (handlers::finish_pending) with the FINs that follow it directly, before
+  // it runs any other command or waits for more bytes.
+  virtual void finish_later(const MessageId& id) = 0;
   // IDENTIFY changed the heartbeat interval: re-plan heartbeats and the
   // read deadline.
   virtual void heartbeat_changed() = 0;

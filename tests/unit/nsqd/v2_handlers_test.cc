@@ -19,6 +19,7 @@
 #include "nsq/endian.h"
 #include "nsq/message.h"
 #include "protocol/dispatch.h"
+#include "protocol/handlers/handlers.h"
 
 namespace nsq::nsqd::protocol {
 namespace {
@@ -77,6 +78,7 @@ class TestClient final : public V2Client,
   }
   void expect_body(BodyKind kind) override { session_.expect_body(kind); }
   void want_delivery() override { ++deliveries_wanted; }
+  void finish_later(const MessageId& id) override { handlers::finish_pending(*this, {&id, 1}); }
   void heartbeat_changed() override {}
   void upgrade(std::string) override {}
   void flush() override {}

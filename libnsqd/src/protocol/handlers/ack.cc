@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <chrono>
 #include <optional>
+#include <span>
+#include <vector>
 
 #include "core/broker.h"
 #include "core/channel.h"
@@ -49,14 +51,25 @@ bool ack_failed(V2Client& client, ErrorCode code, std::string_view cmd, std::str
 bool fin(V2Client& client, const CommandLine& command) {
   auto id = checked_id(client, "FIN", 1, command);
   if (!id) return false;
-  ClientState& state = client.state();
-  const auto r = state.channel()->finish(state.id(), *id);
-  if (r != Channel::AckResult::ok) {
-    return ack_failed(client, ErrorCode::fin_failed, "FIN", command.params[0], r);
-  }
-  state.count_finished();
-  client.want_delivery();
+  // With the FINs read with it: a consumer sends them in streams.
+  client.finish_later(*id);
   return true;
+}
+
+void finish_pending(V2Client& client, std::span<const MessageId> ids) {
+  if (ids.empty()) return;
+  ClientState& state = client.state();
+  std::vector<Channel::AckResult> results(ids.size());
+  state.channel()->finish_many(state.id(), ids, results);
+  for (std::size_t i = 0; i < ids.size(); ++i) {
+    if (results[i] == Channel::AckResult::ok) {
+      state.count_finished();
+    } else {
+      ack_failed(client, ErrorCode::fin_failed, "FIN",
+                 std::string_view(ids[i].data(), ids[i].size()), results[i]);
+    }
+  }
+  client.want_delivery();
 }
 
 bool req(V2Client& client, const CommandLine& command) {

@@ -1,5 +1,7 @@
 #pragma once
 
+#include <span>
+
 #include <utility>  // before Asio's headers (Boost 1.74)
 
 #include <boost/asio/awaitable.hpp>
@@ -7,6 +9,7 @@
 #include <string>
 #include <string_view>
 
+#include "nsq/message.h"
 #include "protocol/command_line.h"
 #include "protocol/v2_client.h"
 #include "protocol/v2_session.h"
@@ -41,6 +44,9 @@ awaitable<bool> publish_body(V2Client& client, const CommandLine& command, const
 awaitable<bool> sub(V2Client& client, const CommandLine& command);
 
 bool fin(V2Client& client, const CommandLine& command);
+// The FINs a connection put off (V2Client::finish_later), finished under one
+// lock of its channel; each failure reported as E_FIN_FAILED, in order.
+void finish_pending(V2Client& client, std::span<const MessageId> ids);
 bool req(V2Client& client, const CommandLine& command);
 bool touch(V2Client& client, const CommandLine& command);
 
