@@ -45,6 +45,15 @@ TEST_F(ProtocolDiff, MpubDeclaredSizeIsNotABound) {
   expect_same_conversation(mpub(correct, msgs + "PUB t\n" + be32(1) + "z"));
 }
 
+// Cluster mode's CLUSTER_FETCH does not exist outside cluster mode: the same
+// fatal E_INVALID as any unknown command, with or without a body.
+TEST_F(ProtocolDiff, ClusterFetchOutsideClusterModeIsAnUnknownCommand) {
+  ASSERT_TRUE(start_both());
+  expect_same_conversation(kMagic + "CLUSTER_FETCH\n");
+  expect_same_conversation(kMagic + "CLUSTER_FETCH\n" + be32(3) + "abc");
+  expect_same_conversation(kMagic + "CLUSTER_FETCH x\n");
+}
+
 TEST_F(ProtocolDiff, MpubMalformedBodies) {
   ASSERT_TRUE(start_both());
   const std::vector<std::string> bodies = {"a", "bb", "ccc"};

@@ -17,11 +17,27 @@
 #include <thread>
 #include <vector>
 
+#include "cluster/fetch_stream.h"
 #include "cluster/replication_wire.h"
 #include "integration/replication_fixture.h"
 
 namespace nsq::integration {
 namespace {
+
+// A fetch sent to `leader` (host:tcp_port) as a follower sends it
+// (CLUSTER_FETCH), and its answer.
+tl::expected<nsqd::cluster::FetchStream::Answer, std::string> fetch(const std::string& leader,
+                                                                    const std::string& body) {
+  nsqd::cluster::FetchStream stream;
+  auto sent = stream.send(leader, body, ms(1000), ms(3000), 1 << 22);
+  if (!sent) return tl::unexpected(sent.error());
+  return stream.receive();
+}
+
+tl::expected<nsqd::cluster::FetchStream::Answer, std::string> fetch(
+    const std::string& leader, const nsqd::cluster::wire::FetchRequest& request) {
+  return fetch(leader, nsqd::cluster::wire::encode(request));
+}
 
 TEST_F(ReplicationTest, TopicIsPlacedOnEveryNodeWithTheCreatorLeading) {
   auto* a = start_node();
@@ -264,9 +280,8 @@ TEST_F(ReplicationTest, AConfirmationIsAnsweredAtOnceWithoutRecords) {
     request.max_bytes = max_bytes;
     request.wait_ms = wait_ms;
     request.topics.push_back({"t", 1, 1, 0, 0});
-    HttpClient client(a->host(), a->http_port(), ms(3000));
-    auto reply = client.request("POST", "/cluster/fetch", nsqd::cluster::wire::encode(request));
-    EXPECT_TRUE(reply && reply->status == 200) << (reply ? reply->describe() : "no reply");
+    auto reply = fetch(id(a), request);
+    EXPECT_TRUE(reply && reply->status == 200) << (reply ? reply->body : reply.error());
     auto answers = nsqd::cluster::wire::decode_answers(reply ? reply->body : "");
     EXPECT_TRUE(answers && answers->size() == 1u);
     return answers && answers->size() == 1u ? answers->front() : nsqd::cluster::wire::FetchAnswer{};
@@ -283,6 +298,16 @@ TEST_F(ReplicationTest, AConfirmationIsAnsweredAtOnceWithoutRecords) {
   EXPECT_EQ(confirmed.records, "");
   EXPECT_EQ(confirmed.progress, "");
   EXPECT_GT(confirmed.value, 0u) << "the commit point";
+  // A request that does not decode: 400 and why, on a connection that stays.
+  auto bad = fetch(id(a), std::string("\x00\x00\x01", 3));
+  ASSERT_TRUE(bad) << bad.error();
+  EXPECT_EQ(bad->status, 400);
+  EXPECT_FALSE(bad->body.empty());
+  // An empty one is refused as other commands' bodies are.
+  auto empty = fetch(id(a), "");
+  ASSERT_FALSE(empty);
+  EXPECT_NE(empty.error().find("E_BAD_BODY CLUSTER_FETCH invalid body size 0"), std::string::npos)
+      << empty.error();
 }
 
 // A follower's fetches and confirmations travel on two connections, so a
@@ -315,9 +340,8 @@ TEST_F(ReplicationTest, AnOlderFsyncedEndDoesNotUndoAConfirmation) {
   stale.max_bytes = 1 << 20;
   stale.wait_ms = 0;
   stale.topics.push_back({"t", 1, 1, 0, 0});  // durable end 0: before the confirmation
-  HttpClient client(a->host(), a->http_port(), ms(3000));
-  auto reply = client.request("POST", "/cluster/fetch", nsqd::cluster::wire::encode(stale));
-  ASSERT_TRUE(reply && reply->status == 200) << (reply ? reply->describe() : "no reply");
+  auto reply = fetch(id(a), stale);
+  ASSERT_TRUE(reply && reply->status == 200) << (reply ? reply->body : reply.error());
   EXPECT_EQ(lag_of_c(), 0) << "c's confirmed end moved back";
   ASSERT_TRUE(c->send_signal(SIGCONT));
 }

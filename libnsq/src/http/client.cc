@@ -20,107 +20,21 @@
 #include "http/client_tls.h"
 #include "http/response_reader.h"
 #include "nsq/base64.h"
+#include "nsq/dial.h"
 
 namespace nsq::http {
-
-bool detail::wait_for(int fd, short events, Clock::time_point deadline) {
-  auto left = std::chrono::duration_cast<std::chrono::milliseconds>(deadline - Clock::now());
-  int remaining_ms = static_cast<int>(std::max<std::int64_t>(0, left.count()));
-  pollfd p{fd, events, 0};
-  for (;;) {
-    int n = ::poll(&p, 1, remaining_ms);
-    if (n > 0) return true;
-    if (n == 0) return false;
-    if (errno != EINTR) return false;
-    left = std::chrono::duration_cast<std::chrono::milliseconds>(deadline - Clock::now());
-    remaining_ms = static_cast<int>(std::max<std::int64_t>(0, left.count()));
-  }
-}
 
 namespace {
 
 using Clock = detail::Clock;
-
-class Fd {
- public:
-  explicit Fd(int fd) : fd_(fd) {}
-  ~Fd() {
-    if (fd_ >= 0) ::close(fd_);
-  }
-  Fd(Fd&& other) noexcept : fd_(std::exchange(other.fd_, -1)) {}
-  Fd& operator=(Fd&&) = delete;
-  Fd(const Fd&) = delete;
-  Fd& operator=(const Fd&) = delete;
-  int get() const { return fd_; }
-  int release() { return std::exchange(fd_, -1); }
-
- private:
-  int fd_;
-};
-
-using detail::wait_for;
+using net::host_port;
+using net::send_all;
+using net::SocketFd;
 
 std::string lower(std::string_view s) {
   std::string out(s);
   for (char& c : out) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
   return out;
-}
-
-std::string host_port(const std::string& host, std::uint16_t port) {
-  std::string h = host.find(':') != std::string::npos ? "[" + host + "]" : host;
-  return h + ":" + std::to_string(port);
-}
-
-// A connected non-blocking socket to host:port, trying each address in turn.
-tl::expected<Fd, std::string> connect_to(const std::string& host, std::uint16_t port,
-                                         std::chrono::milliseconds connect_timeout,
-                                         Clock::time_point deadline) {
-  const std::string where = host_port(host, port);
-  addrinfo hints{};
-  hints.ai_family = AF_UNSPEC;
-  hints.ai_socktype = SOCK_STREAM;
-  addrinfo* found = nullptr;
-  if (int rc = ::getaddrinfo(host.c_str(), std::to_string(port).c_str(), &hints, &found); rc != 0) {
-    return tl::unexpected("lookup " + host + ": " + ::gai_strerror(rc));
-  }
-  std::unique_ptr<addrinfo, decltype(&::freeaddrinfo)> addrs(found, ::freeaddrinfo);
-
-  std::string last_error = "connect " + where + ": no address";
-  for (addrinfo* ai = addrs.get(); ai != nullptr; ai = ai->ai_next) {
-    Fd fd(::socket(ai->ai_family, ai->ai_socktype | SOCK_NONBLOCK | SOCK_CLOEXEC, ai->ai_protocol));
-    if (fd.get() < 0) continue;
-    auto connect_deadline = std::min(deadline, Clock::now() + connect_timeout);
-    if (::connect(fd.get(), ai->ai_addr, ai->ai_addrlen) != 0) {
-      if (errno != EINPROGRESS || !wait_for(fd.get(), POLLOUT, connect_deadline)) {
-        last_error = "connect " + where + ": " +
-                     (errno == EINPROGRESS ? "i/o timeout" : std::strerror(errno));
-        continue;
-      }
-      int err = 0;
-      socklen_t len = sizeof err;
-      ::getsockopt(fd.get(), SOL_SOCKET, SO_ERROR, &err, &len);
-      if (err != 0) {
-        last_error = "connect " + where + ": " + std::strerror(err);
-        continue;
-      }
-    }
-    return fd;
-  }
-  return tl::unexpected(last_error);
-}
-
-tl::expected<void, std::string> send_all(int fd, std::string_view data, Clock::time_point deadline,
-                                         const std::string& where) {
-  while (!data.empty()) {
-    if (!wait_for(fd, POLLOUT, deadline)) return tl::unexpected("write " + where + ": i/o timeout");
-    ssize_t n = ::send(fd, data.data(), data.size(), MSG_NOSIGNAL);
-    if (n < 0) {
-      if (errno == EINTR || errno == EAGAIN) continue;
-      return tl::unexpected("write " + where + ": " + std::strerror(errno));
-    }
-    data.remove_prefix(static_cast<std::size_t>(n));
-  }
-  return {};
 }
 
 // The TLS form of the exchange below, on a connected socket.
@@ -165,16 +79,12 @@ tl::expected<ClientResponse, std::string> read_one(int fd, bool head_request, st
     if (step.status == detail::ReadStep::Status::done) return std::move(step.response);
     if (step.status == detail::ReadStep::Status::error)
       return tl::unexpected(std::move(step.error));
-    if (!wait_for(fd, POLLIN, deadline)) return tl::unexpected("read " + where + ": i/o timeout");
-    ssize_t n = ::recv(fd, buf, sizeof buf, 0);
-    if (n < 0) {
-      if (errno == EINTR || errno == EAGAIN) continue;
-      return tl::unexpected("read " + where + ": " + std::strerror(errno));
-    }
-    if (n == 0) {
+    auto n = net::recv_some(fd, buf, sizeof buf, deadline, where);
+    if (!n) return tl::unexpected(std::move(n.error()));
+    if (*n == 0) {
       eof = true;
     } else {
-      raw.append(buf, static_cast<std::size_t>(n));
+      raw.append(buf, *n);
       if (received) *received = true;
     }
   }
@@ -189,7 +99,7 @@ tl::expected<ClientResponse, std::string> exchange(const std::string& host, std:
                                                    const ClientTls* tls = nullptr) {
   const std::string where = host_port(host, port);
   const auto deadline = Clock::now() + request_timeout;
-  auto fd = connect_to(host, port, connect_timeout, deadline);
+  auto fd = net::dial(host, port, connect_timeout, deadline);
   if (!fd) return tl::unexpected(fd.error());
   if (tls != nullptr)
     return exchange_tls(fd->get(), *tls, host, where, raw_request, head_request, deadline,
@@ -285,7 +195,7 @@ tl::expected<void, std::string> KeptConnection::write(Pending& p) {
   const std::string where = host_port(p.host, p.port);
   p.reused = fd_ >= 0;
   if (!p.reused) {
-    auto fd = connect_to(p.host, p.port, p.connect_timeout, p.deadline);
+    auto fd = net::dial(p.host, p.port, p.connect_timeout, p.deadline);
     if (!fd) return tl::unexpected(fd.error());
     // One write per request, sent at once: no wait for the ack of the last.
     const int one = 1;

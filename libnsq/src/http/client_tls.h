@@ -7,15 +7,14 @@
 #include <string_view>
 #include <tl/expected.hpp>
 
+#include "nsq/dial.h"
 #include "nsq/http/client.h"
 
 namespace nsq::http::detail {
 
 using Clock = std::chrono::steady_clock;
 
-// Waits for `events` (poll flags) on a non-blocking fd until the deadline;
-// false on timeout or error. Shared by the plain and the TLS exchange.
-bool wait_for(int fd, short events, Clock::time_point deadline);
+using net::wait_for;
 
 // One client TLS session over a connected non-blocking socket that the
 // caller owns and keeps open for the session's life. Blocking calls with a

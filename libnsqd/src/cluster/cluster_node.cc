@@ -114,9 +114,6 @@ HttpApi::Cluster ClusterNode::http_hooks() {
   hooks.place_topic = [this](const std::string& topic, int replicas) {
     coordinator_->ensure_topic(topic, replicas);
   };
-  hooks.fetch = [this](std::string_view body, std::function<void(int, std::string)> reply) {
-    replicator_->fetch(body, std::move(reply));
-  };
   return hooks;
 }
 

@@ -1,7 +1,5 @@
 #include "cluster/fetcher.h"
 
-#include <charconv>
-
 #include "cluster/replicator.h"
 
 namespace nsq::nsqd::cluster {
@@ -27,11 +25,6 @@ void Fetcher::request_stop() {
 bool Fetcher::stopping() const {
   std::lock_guard lock(mu_);
   return stopping_;
-}
-
-void Fetcher::set_address(const std::string& leader_http) {
-  std::lock_guard lock(mu_);
-  settings_.leader_http = leader_http;
 }
 
 void Fetcher::run() {
@@ -67,35 +60,29 @@ void Fetcher::log_failure(const std::string& error) {
 bool Fetcher::round() {
   const wire::FetchRequest request = fetch_request(settings_.max_bytes);
   if (request.topics.empty()) return false;
-  auto http_request = to_http(request);
-  if (!http_request) {
-    log_failure(http_request.error());
-    return false;
-  }
-  const std::string where = http_request->host + ":" + std::to_string(http_request->port);
   // Asked first: the leader holds it (or answers it) while this fsyncs.
-  auto sent = connection_.send(*http_request);
+  auto sent = send(connection_, request);
   if (written_ && !sync_and_confirm()) {
     connection_.close();  // its answer would be written over logs about to be cut back
     return false;
   }
   if (!sent) {
-    log_failure(where + ": " + sent.error());
+    log_failure(sent.error());
     return false;
   }
   auto response = connection_.receive();
   if (!response) {
-    log_failure(where + ": " + response.error());
+    log_failure(response.error());
     return false;
   }
   if (response->status != 200) {
-    log_failure(where + ": status " + std::to_string(response->status) + ": " +
+    log_failure("status " + std::to_string(response->status) + ": " +
                 response->body.substr(0, 200));
     return false;
   }
   auto answers = wire::decode_answers(response->body);
   if (!answers) {
-    log_failure(where + ": " + answers.error());
+    log_failure(answers.error());
     return false;
   }
   last_error_.clear();
@@ -120,12 +107,10 @@ bool Fetcher::sync_and_confirm() {
   written_ = false;
   const wire::FetchRequest request = fetch_request(0);  // max bytes 0: a confirmation
   if (request.topics.empty()) return true;
-  auto http_request = to_http(request);
-  if (!http_request) return true;
   // Not waited for: the answer (nothing but "taken") is read before the
   // next confirmation, by then mostly there. A failure shows in the next
   // fetch to the same leader, which logs it and carries the confirmation.
-  (void)confirmations_.send(*http_request);
+  (void)send(confirmations_, request);
   return true;
 }
 
@@ -137,37 +122,18 @@ bool Fetcher::recover() {
   return true;
 }
 
-tl::expected<http::ClientRequest, std::string> Fetcher::to_http(const wire::FetchRequest& request) {
-  std::string address;
-  {
-    std::lock_guard lock(mu_);
-    address = settings_.leader_http;
-  }
-  // host:port as the leader advertises it in etcd ([v6]:port too).
-  const std::size_t colon = address.rfind(':');
-  std::uint16_t port = 0;
-  const char* digits = address.data() + (colon == std::string::npos ? 0 : colon + 1);
-  const auto [end, ec] = std::from_chars(digits, address.data() + address.size(), port);
-  if (colon == std::string::npos || ec != std::errc() || end != address.data() + address.size()) {
-    return tl::unexpected("the leader advertises no host:port (" + address + ")");
-  }
-  http::ClientRequest r;
-  r.method = "POST";
-  r.host = address.substr(0, colon);
-  if (r.host.size() > 1 && r.host.front() == '[') r.host = r.host.substr(1, r.host.size() - 2);
-  r.port = port;
-  r.target = "/cluster/fetch";
-  r.headers.emplace_back("Content-Type", "application/octet-stream");
-  r.body = wire::encode(request);
-  r.connect_timeout = settings_.connect_timeout;
+tl::expected<void, std::string> Fetcher::send(FetchStream& stream,
+                                              const wire::FetchRequest& request) {
   // A live leader answers a confirmation at once: one from a frozen leader
   // must not hold the thread (and a stop) for long.
-  r.request_timeout = request.max_bytes == 0
-                          ? 2 * settings_.connect_timeout
-                          : std::chrono::milliseconds(request.wait_ms) + settings_.connect_timeout +
-                                std::chrono::seconds(5);
-  r.max_body = std::size_t(settings_.max_bytes) * request.topics.size() + (1 << 20);
-  return r;
+  const std::chrono::milliseconds timeout =
+      request.max_bytes == 0 ? 2 * settings_.connect_timeout
+                             : std::chrono::milliseconds(request.wait_ms) +
+                                   settings_.connect_timeout + std::chrono::seconds(5);
+  const std::size_t max_answer =
+      std::size_t(settings_.max_bytes) * request.topics.size() + (1 << 20);
+  return stream.send(settings_.leader_id, wire::encode(request), settings_.connect_timeout, timeout,
+                     max_answer);
 }
 
 }  // namespace nsq::nsqd::cluster

@@ -7,7 +7,7 @@
 
 #include <tl/expected.hpp>
 
-// The bodies of POST /cluster/fetch (docs/replication.md, "The data path"):
+// The bodies of CLUSTER_FETCH (docs/replication.md, "The data path"):
 // a follower asks the leader of several topics for their records in one
 // request, and the answer carries, per topic, the records and the commit
 // point. Binary, big-endian, no I/O here; strings are [u16 length][bytes].

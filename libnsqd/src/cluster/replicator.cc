@@ -135,7 +135,7 @@ void Replicator::apply(const std::vector<Role>& roles) {
     std::lock_guard lock(mu_);
     if (stopping_) return;
     std::set<std::string> listed;
-    std::map<std::string, std::string> leaders;  // followed leader id -> HTTP address
+    std::set<std::string> leaders;  // ids of the leaders this node follows
     for (const Role& role : roles) {
       listed.insert(role.topic);
       Topic* t = open_topic_locked(role.topic);
@@ -148,9 +148,7 @@ void Replicator::apply(const std::vector<Role>& roles) {
       if (!role.leader && t->led_epoch != 0) {
         lose_leadership_locked(*t, make_error_code(errc::not_leader), later);
       }
-      if (!role.leader && !role.leader_id.empty() && !role.leader_http.empty()) {
-        leaders[role.leader_id] = role.leader_http;
-      }
+      if (!role.leader && !role.leader_id.empty()) leaders.insert(role.leader_id);
       advance_commit_locked(*t, later);
     }
     for (auto it = topics_.begin(); it != topics_.end();) {
@@ -181,16 +179,11 @@ void Replicator::apply(const std::vector<Role>& roles) {
         it = fetchers_.erase(it);
       }
     }
-    for (const auto& [id, address] : leaders) {
-      auto it = fetchers_.find(id);
-      if (it != fetchers_.end()) {
-        it->second->set_address(address);
-        continue;
-      }
+    for (const std::string& id : leaders) {
+      if (fetchers_.count(id)) continue;
       Fetcher::Settings fs;
       fs.node_id = settings_.node_id;
       fs.leader_id = id;
-      fs.leader_http = address;
       fs.connect_timeout = settings_.connect_timeout;
       fs.max_bytes =
           static_cast<std::uint32_t>(std::max<std::size_t>(settings_.max_record, 1 << 20));

@@ -106,9 +106,7 @@ class Replicator final : public Replication {
   // Whether this node leads `topic` at `epoch`.
   bool leads(const std::string& topic, std::uint32_t epoch) const;
 
-  // POST /cluster/fetch: `reply(status, body)`, now or when records come.
-  using FetchReply = std::function<void(int status, std::string body)>;
-  void fetch(std::string_view body, FetchReply reply);
+  void fetch(std::string_view body, FetchReply reply) override;
 
   // For /stats: per follower of a topic this node leads, the records of its
   // log it has not confirmed yet (estimated beyond the first 4 MiB).

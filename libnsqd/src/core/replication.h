@@ -64,6 +64,13 @@ class Replication {
   virtual void replicate(const std::string& topic, std::uint32_t epoch,
                          std::span<const std::string_view> bodies, std::int64_t defer_until_ms,
                          std::function<void(Replicated)> done) = 0;
+
+  // A follower's fetch (CLUSTER_FETCH; `body` is read only during the
+  // call): `reply(status, answer)` at once, or when records come within the
+  // wait it asks for. 200 with the answer; 400 for a body that does not
+  // decode; 503 while this node stops.
+  using FetchReply = std::function<void(int status, std::string answer)>;
+  virtual void fetch(std::string_view body, FetchReply reply) = 0;
 };
 
 }  // namespace nsq::nsqd

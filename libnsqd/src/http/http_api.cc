@@ -59,10 +59,8 @@ HttpApi::HttpApi(Broker& broker, ConnRegistry& conns, NodeInfo node,
 void HttpApi::handle(Request request, Reply reply) {
   // Handlers may block (disk queues' depth, empty, delete; lookupd): run
   // them off the HTTP I/O thread. /ping stays inline so health checks never
-  // queue, and so does a follower's /cluster/fetch, which never blocks (it
-  // is answered now or later, from the replicator): publishes waiting in
-  // the pool for their commit need those fetches to be answered.
-  if (request.path == "/ping" || request.path == "/cluster/fetch") {
+  // queue.
+  if (request.path == "/ping") {
     route(request, reply);
     return;
   }
@@ -85,8 +83,7 @@ enum RouteId {
   kConfig,
   kPprof,
   kSetBlockRate,
-  kFreeMemory,
-  kClusterFetch
+  kFreeMemory
 };
 
 http::Router make_router() {
@@ -108,7 +105,6 @@ http::Router make_router() {
   http::add_pprof_routes(r, "/debug/pprof/", kPprof);
   r.add("PUT", "/debug/setblockrate", kSetBlockRate);
   r.add("POST", "/debug/freememory", kFreeMemory);
-  r.add("POST", "/cluster/fetch", kClusterFetch);  // ours: cluster mode's data path
   return r;
 }
 
@@ -174,29 +170,10 @@ void HttpApi::route(const Request& req, const Reply& reply) {
     case kChannelAction:
       do_channel(path.substr(9), req, reply);
       return;
-    case kClusterFetch:
-      do_cluster_fetch(req, reply);
-      return;
     default:
       do_config(found.param, req, reply);
       return;
   }
-}
-
-// A follower's fetch (docs/replication.md): answered now or when records
-// come, from the thread that has them; not found outside cluster mode.
-void HttpApi::do_cluster_fetch(const Request& req, const Reply& reply) {
-  if (!cluster_.fetch) {
-    reply(v1_error(404, "NOT_FOUND"));
-    return;
-  }
-  cluster_.fetch(req.body, [reply](int status, std::string body) {
-    Response r;
-    r.status = status;
-    r.body = std::move(body);
-    r.content_type = "application/octet-stream";
-    reply(std::move(r));
-  });
 }
 
 // Go's runtime knobs and profiler. The two knobs keep their contract (the

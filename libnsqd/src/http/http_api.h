@@ -63,8 +63,6 @@ class HttpApi {
   struct Cluster {
     std::function<std::optional<stats::Replication>(const std::string& topic)> replication;
     std::function<void(const std::string& topic, int replicas)> place_topic;
-    // POST /cluster/fetch: answers through the callback, now or later.
-    std::function<void(std::string_view body, std::function<void(int, std::string)>)> fetch;
   };
   void set_cluster(Cluster cluster) { cluster_ = std::move(cluster); }
 
@@ -72,7 +70,6 @@ class HttpApi {
   void route(const http::Request& req, const Reply& reply);
   void do_ping(const http::Request& req, const Reply& reply);
   void do_debug(const http::Request& req, const Reply& reply);
-  void do_cluster_fetch(const http::Request& req, const Reply& reply);
   void do_info(const http::Request& req, const Reply& reply);
   void do_stats(const http::Request& req, const Reply& reply);
   void do_metrics(const http::Request& req, const Reply& reply);

@@ -8,6 +8,9 @@ namespace nsq::nsqd::protocol {
 
 std::optional<bool> run_now(V2Client& client, const CommandLine& command) {
   const std::string_view name = command.name;
+  // A follower's fetch is cluster traffic, not a client's: no TLS, as on
+  // the HTTP port (docs/replication.md, "The data path").
+  if (name == "CLUSTER_FETCH") return handlers::cluster_fetch(client, command);
   if (name != "IDENTIFY" && client.broker().options().tls_required != TlsRequired::no &&
       !client.tls()) {
     return client.fail(error(ErrorCode::invalid,
@@ -36,6 +39,8 @@ boost::asio::awaitable<bool> run(V2Client& client, const CommandLine& command) {
 boost::asio::awaitable<bool> run_body(V2Client& client, const CommandLine& command,
                                       const Step& body) {
   if (command.name == "IDENTIFY") co_return handlers::identify_body(client, body.body);
+  if (command.name == "CLUSTER_FETCH")
+    co_return co_await handlers::cluster_fetch_body(client, body.body);
   if (command.name == "AUTH") {
     std::string secret(body.body);
     co_return co_await handlers::auth_body(client, std::move(secret));

@@ -43,6 +43,11 @@ awaitable<bool> publish_body(V2Client& client, const CommandLine& command, const
 
 awaitable<bool> sub(V2Client& client, const CommandLine& command);
 
+// A cluster follower's fetch (cluster_fetch.cc); an unknown command outside
+// cluster mode.
+bool cluster_fetch(V2Client& client, const CommandLine& command);
+awaitable<bool> cluster_fetch_body(V2Client& client, std::string_view body);
+
 bool fin(V2Client& client, const CommandLine& command);
 // The FINs a connection put off (V2Client::finish_later), finished under one
 // lock of its channel; each failure reported as E_FIN_FAILED, in order.
