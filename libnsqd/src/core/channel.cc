@@ -188,7 +188,8 @@ void Channel::take(ClientId id, std::int64_t rdy, std::int64_t max_count, int sa
   }
   if (room <= 0) return;  // its own FIN or a timeout makes room
   Clock::time_point now = Clock::now();
-  Clock::time_point deadline = now + msg_timeout;
+  const auto lane = std::chrono::duration_cast<Clock::duration>(msg_timeout);
+  Clock::time_point deadline = now + lane;
   std::int64_t taken = 0;
   while (taken < room) {
     QueuedMessage m;
@@ -218,7 +219,7 @@ void Channel::take(ClientId id, std::int64_t rdy, std::int64_t max_count, int sa
     f.client = id;
     f.deadline = deadline;
     f.delivered = now;
-    in_flight_heap_.push(&f);
+    in_flight_deadlines_.push(&f, lane);
     out.push_back(std::move(m));
     ++taken;
   }
@@ -259,7 +260,7 @@ Channel::AckResult Channel::finish_locked(ClientId id, const MessageId& msg) {
     if (e2e_) e2e_->record(unix_nanos() - f.msg.msg->timestamp(), Clock::now());
     release_locked(f.msg);
     if (ledger_) ledger_->finished(name_, *f.msg.msg);
-    in_flight_heap_.remove(&f);
+    in_flight_deadlines_.remove(&f);
     result = AckResult::ok;
     return true;
   });
@@ -279,7 +280,7 @@ Channel::AckResult Channel::requeue(ClientId id, const MessageId& msg,
         return false;
       }
       m = std::move(f.msg);
-      in_flight_heap_.remove(&f);
+      in_flight_deadlines_.remove(&f);
       found = AckResult::ok;
       return true;
     });
@@ -309,8 +310,10 @@ Channel::AckResult Channel::touch(ClientId id, const MessageId& msg,
   if (found->client != id) return AckResult::not_owner;
   InFlight& f = *found;
   Clock::time_point cap = f.delivered + ctx_.options.max_msg_timeout;
-  f.deadline = std::min(Clock::now() + msg_timeout, cap);
-  in_flight_heap_.update(&f);
+  const auto lane = std::chrono::duration_cast<Clock::duration>(msg_timeout);
+  in_flight_deadlines_.remove(&f);
+  f.deadline = std::min(Clock::now() + lane, cap);
+  in_flight_deadlines_.push(&f, lane);
   arm_deadline_locked(f.deadline);
   return AckResult::ok;
 }
@@ -335,9 +338,9 @@ void Channel::process_deadlines(Clock::time_point now) {
     if (now >= armed_until_) armed_until_ = Clock::time_point::max();
     if (exiting_) return;
     std::size_t first_spill = spill.size();
-    while (!in_flight_heap_.empty() && in_flight_heap_.top()->deadline <= now) {
-      InFlight* f = in_flight_heap_.top();
-      in_flight_heap_.remove(f);
+    while (!in_flight_deadlines_.empty() && in_flight_deadlines_.top()->deadline <= now) {
+      InFlight* f = in_flight_deadlines_.top();
+      in_flight_deadlines_.remove(f);
       ++timeout_count_;
       if (auto c = clients_.find(f->client); c != clients_.end()) {
         --c->second.in_flight;
@@ -355,7 +358,7 @@ void Channel::process_deadlines(Clock::time_point now) {
     account_spill_locked(spill, first_spill);
     collect_waiting_locked(wake);
     Clock::time_point next = Clock::time_point::max();
-    if (!in_flight_heap_.empty()) next = in_flight_heap_.top()->deadline;
+    if (!in_flight_deadlines_.empty()) next = in_flight_deadlines_.top()->deadline;
     if (!deferred_.empty()) next = std::min(next, deferred_.top().due);
     if (next != Clock::time_point::max()) arm_deadline_locked(next);
   }

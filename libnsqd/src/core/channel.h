@@ -16,7 +16,7 @@
 #include <vector>
 
 #include "core/context.h"
-#include "core/deadline_heap.h"
+#include "core/deadline_queue.h"
 #include "core/delivery_ledger.h"
 #include "core/id_table.h"
 #include "core/message.h"
@@ -117,7 +117,11 @@ class Channel : public std::enable_shared_from_this<Channel> {
     ClientId client = 0;
     Clock::time_point deadline;
     Clock::time_point delivered;
+    // in_flight_deadlines_'s
+    InFlight* prev = nullptr;
+    InFlight* next = nullptr;
     std::size_t heap_index = 0;
+    std::uint8_t lane = 0;
   };
   struct Deferred {
     Clock::time_point due;
@@ -163,9 +167,9 @@ class Channel : public std::enable_shared_from_this<Channel> {
   std::deque<QueuedMessage> memory_;  // guarded by mu_
   // A refill starts when fewer read-ahead messages than this are left.
   static constexpr std::size_t kRefillLowWater = 64;
-  std::deque<QueuedMessage> from_disk_;    // guarded by mu_: read ahead from backend_
-  IdTable<InFlight> in_flight_;            // guarded by mu_
-  DeadlineHeap<InFlight> in_flight_heap_;  // guarded by mu_
+  std::deque<QueuedMessage> from_disk_;  // guarded by mu_: read ahead from backend_
+  IdTable<InFlight> in_flight_;          // guarded by mu_
+  DeadlineQueue<InFlight, Clock::duration> in_flight_deadlines_;                   // guarded by mu_
   std::priority_queue<Deferred, std::vector<Deferred>, std::greater<>> deferred_;  // guarded by mu_
   std::unordered_map<ClientId, Slot> clients_;                                     // guarded by mu_
   bool paused_ = false;                                                            // guarded by mu_

@@ -107,7 +107,7 @@ std::error_code Channel::empty() {
     if (ledger_) ledger_->channel_emptied(name_);
     memory_.clear();
     from_disk_.clear();
-    in_flight_heap_.clear();
+    in_flight_deadlines_.clear();
     in_flight_.clear();
     deferred_ = {};
     disk_pending_ = 0;
@@ -141,7 +141,7 @@ void Channel::remove() {
     clients_.clear();
     memory_.clear();
     from_disk_.clear();
-    in_flight_heap_.clear();
+    in_flight_deadlines_.clear();
     in_flight_.clear();
     deferred_ = {};
   }
@@ -174,7 +174,7 @@ void Channel::close_for_shutdown() {
     }
     from_disk_.clear();
     memory_.clear();
-    in_flight_heap_.clear();
+    in_flight_deadlines_.clear();
     in_flight_.clear();
   }
   if (!backend_) return;
