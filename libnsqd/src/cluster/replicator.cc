@@ -265,10 +265,13 @@ void Replicator::replicate(const std::string& topic, std::uint32_t epoch,
       std::uint64_t offset = begin;
       std::vector<MessageRef> messages;
       messages.reserve(bodies.size());
+      std::size_t bytes = 0;
+      for (std::string_view body : bodies) bytes += body.size();
+      MessageBatch made(bodies.size(), bytes);
       std::string framed;
       for (std::string_view body : bodies) {
         const MessageHeader header{now_ns, 0, id_at(t.role.id_base, offset)};
-        messages.push_back(MessageRef::create(header.id, header.timestamp_ns, body));
+        messages.push_back(made.make(header.id, header.timestamp_ns, body));
         LogRecord r{epoch, defer_until_ms, {}};
         append_message(r.message, header, body);
         append_record(framed, r);

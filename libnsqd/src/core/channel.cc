@@ -288,6 +288,9 @@ Channel::AckResult Channel::requeue(ClientId id, const MessageId& msg,
     if (auto c = clients_.find(id); c != clients_.end()) --c->second.in_flight;
     ++requeue_count_;
     if (delay.count() > 0) {
+      // Its block-mates are long gone by the time it is due: it does not
+      // keep their memory meanwhile.
+      m.msg = m.msg.alone();
       Clock::time_point due = Clock::now() + delay;
       deferred_.push(Deferred{due, std::move(m)});
       arm_deadline_locked(due);

@@ -49,6 +49,7 @@ void Channel::refill() {
   std::vector<QueuedMessage> decoded;
   std::vector<diskqueue::ReadToken> tokens;  // durable_: each record's, to commit
   std::vector<diskqueue::ReadToken> undecodable;
+  MessageBatch made;
   const std::size_t read = backend_->read_each(
       kRefillBatch, kRefillBytes, [&](std::string_view data, const diskqueue::ReadToken& token) {
         if (durable_) tokens.push_back(token);
@@ -59,9 +60,8 @@ void Channel::refill() {
           if (durable_) undecodable.push_back(token);
           return;
         }
-        decoded.push_back(
-            QueuedMessage{MessageRef::create(m->header.id, m->header.timestamp_ns, m->body),
-                          m->header.attempts, durable_ ? token.seq : 0});
+        decoded.push_back(QueuedMessage{made.make(m->header.id, m->header.timestamp_ns, m->body),
+                                        m->header.attempts, durable_ ? token.seq : 0});
       });
   std::vector<std::shared_ptr<Subscriber>> wake;
   {
@@ -84,6 +84,7 @@ void Channel::refill() {
         if (when <= now) {
           ready.push_back(std::move(m));
         } else {
+          m.msg = m.msg.alone();  // not to keep the refill's block until it is due
           deferred_.push(Deferred{when, std::move(m)});
           arm_deadline_locked(when);
         }

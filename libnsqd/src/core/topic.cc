@@ -41,14 +41,17 @@ MessageHeader Topic::next_header_locked(std::int64_t& now) {
 std::error_code Topic::publish(std::span<const std::string_view> bodies,
                                std::chrono::milliseconds defer, DiskWrites& spill) {
   std::int64_t now = 0;  // read under mu_, at the first message
+  std::size_t bytes = 0;
+  for (std::string_view body : bodies) bytes += body.size();
+  MessageBatch batch(bodies.size(), bytes);
   return publish_each(
       bodies.size(), defer, spill,
       [&](std::size_t i) {
         if (now == 0) now = unix_nanos();
         return std::pair(next_header_locked(now), bodies[i]);
       },
-      [](std::size_t, const MessageHeader& h, std::string_view body) {
-        return MessageRef::create(h.id, h.timestamp_ns, body);
+      [&](std::size_t, const MessageHeader& h, std::string_view body) {
+        return batch.make(h.id, h.timestamp_ns, body);
       });
 }
 
@@ -174,6 +177,7 @@ void Topic::drain() {
     // committed) only once every channel holds it durably.
     const bool durable = ctx_.options.sync_publish && from_disk;
     std::optional<diskqueue::ReadToken> last_read;
+    MessageBatch made;
     if (from_disk) {
       backend_->read_each(
           kDrainBatch, kDrainBytes, [&](std::string_view data, const diskqueue::ReadToken& token) {
@@ -184,8 +188,7 @@ void Topic::drain() {
                              m.error().message());
               return;
             }
-            batch.push_back(
-                Pending{MessageRef::create(m->header.id, m->header.timestamp_ns, m->body), {}});
+            batch.push_back(Pending{made.make(m->header.id, m->header.timestamp_ns, m->body), {}});
           });
     }
     {
