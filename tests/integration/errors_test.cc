@@ -354,6 +354,16 @@ TEST_F(ErrorsTest, DpubTimeoutFollowsMaxReqTimeout) {
   EXPECT_TRUE(got_response(c, "OK"));
 }
 
+// Go master's --max-defer-timeout bounds DPUB instead of --max-req-timeout,
+// which no longer does once it is given (a REQ keeps its own bound).
+TEST_F(ErrorsTest, DpubTimeoutFollowsMaxDeferTimeoutWhenGiven) {
+  start_with_traffic({"--max-req-timeout=10s", "--max-defer-timeout=20s"});
+  expect_fatal_for("DPUB t 20001\n", "E_INVALID DPUB timeout 20001 out of range 0-20000");
+  auto c = client();
+  c.dpub("t", 20000, "x");
+  EXPECT_TRUE(got_response(c, "OK"));
+}
+
 // §6.1: IDENTIFY body and field validation.
 TEST_F(ErrorsTest, IdentifyErrors) {
   start_with_traffic();

@@ -1,6 +1,7 @@
 // POST /pub and POST /mpub (http-api.md §3), checked end to end: what the
 // HTTP publisher sends is what a raw TCP consumer receives.
 
+#include <algorithm>
 #include <set>
 #include <tuple>
 
@@ -160,6 +161,32 @@ TEST_F(HttpPubTest, PubInvalidDefer) {
   EXPECT_TRUE(is_v1_ok(post("/pub?topic=t&defer=%2B5", "plus"), "OK")) << "signed base-10 integer";
   EXPECT_TRUE(is_v1_error(post("/pub?topic=t&defer=+5", "space"), 400, "INVALID_DEFER"));
   EXPECT_EQ(topic_stat("t", "message_count"), 2);
+}
+
+// Go master: defer= bounded by --max-defer-timeout when given, and /mpub
+// takes one defer= for all its messages (each delivered only after it).
+TEST_F(HttpPubTest, MaxDeferTimeoutAndMpubDefer) {
+  start_http({"--max-req-timeout=10s", "--max-defer-timeout=20s"});
+  if (IsSkipped() || HasFatalFailure()) return;
+  EXPECT_TRUE(is_v1_error(post("/pub?topic=t&defer=20001", "x"), 400, "INVALID_DEFER"));
+  EXPECT_TRUE(is_v1_ok(post("/pub?topic=t&defer=20000", "x"), "OK")) << "above max-req-timeout";
+  for (const char* d : {"abc", "-1", "20001"}) {
+    EXPECT_TRUE(
+        is_v1_error(post(std::string("/mpub?topic=m&defer=") + d, "a\nb"), 400, "INVALID_DEFER"))
+        << "defer=" << d;
+  }
+  auto c = consumer("m", "c", 10);
+  const auto sent = std::chrono::steady_clock::now();
+  EXPECT_TRUE(is_v1_ok(post("/mpub?topic=m&defer=1500", "a\nb"), "OK"));
+  EXPECT_TRUE(is_v1_ok(
+      post("/mpub?topic=m&binary=true&defer=1500", std::string("\0\0\0\1\0\0\0\1c", 9)), "OK"));
+  EXPECT_TRUE(got_nothing(c)) << "deferred: nothing at once";
+  auto got = receive(c, 3);
+  std::sort(got.begin(), got.end());
+  EXPECT_EQ(got, (std::vector<std::string>{"a", "b", "c"}));
+  EXPECT_GE(std::chrono::steady_clock::now() - sent, std::chrono::milliseconds(1400));
+  ASSERT_TRUE(stats("topic=m"));
+  EXPECT_EQ(topic_stat("m", "message_count"), 3);
 }
 
 // §3 /mpub text mode: split on \n, \r kept, empty lines skipped.

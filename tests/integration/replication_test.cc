@@ -416,6 +416,18 @@ TEST_F(ReplicationTest, AFollowerForwardsPublishesToTheLeader) {
                            "tcp-dpub-from-b", "http-pub-from-b"}) {
     EXPECT_EQ(count_in_log(dir_.path() / "node0", "t", body), 1) << body;
   }
+  // /mpub?defer= (Go master's) keeps its delay through the forwarding: the
+  // leader's channel holds both deferred.
+  ASSERT_TRUE(http(a, "POST", "/channel/create?topic=t&channel=c"));
+  auto deferred = http(b, "POST", "/mpub?topic=t&defer=60000", "deferred-one\ndeferred-two");
+  ASSERT_TRUE(deferred);
+  EXPECT_EQ(deferred->status, 200) << deferred->describe();
+  EXPECT_TRUE(eventually(
+      [&] {
+        auto s = http(a, "GET", "/stats?format=json&topic=t&channel=c");
+        return s && s->body.find("\"deferred_count\":2") != std::string::npos;
+      },
+      kReply));
   // A publish that was forwarded already is refused, never forwarded again.
   HttpClient client(b->http_port());
   auto again = client.request("POST", "/pub?topic=t", "x", {{"X-NSQ-Forwarded", "1"}});

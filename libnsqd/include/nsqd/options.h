@@ -2,6 +2,7 @@
 
 #include <chrono>
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -70,6 +71,10 @@ struct Options {
   Duration max_msg_timeout = std::chrono::minutes(15);
   std::int64_t max_msg_size = 1048576;
   Duration max_req_timeout = std::chrono::hours(1);
+  // Go master's --max-defer-timeout (after v1.3.0): DPUB's and defer='s
+  // bound. Unset, --max-req-timeout bounds them, as it did before.
+  std::optional<Duration> max_defer_timeout;
+  Duration defer_limit() const { return max_defer_timeout.value_or(max_req_timeout); }
   std::int64_t max_body_size = 5242880;
 
   // --- client-overridable limits ---

@@ -54,12 +54,12 @@ std::string forward_publish(const std::string& leader_http, const std::string& t
   const std::string query = "?topic=" + http::query_escape(topic);
   if (bodies.size() == 1) {
     r.target = "/pub" + query;
-    if (defer.count() > 0) r.target += "&defer=" + std::to_string(defer.count());
     r.body = bodies.front();
   } else {
     r.target = "/mpub" + query + "&binary=true";
     r.body = binary_mpub(bodies);
   }
+  if (defer.count() > 0) r.target += "&defer=" + std::to_string(defer.count());
   r.headers.emplace_back(std::string(kForwardedHeader), "1");
   r.connect_timeout = connect_timeout;
   r.request_timeout = request_timeout;

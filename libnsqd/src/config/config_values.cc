@@ -56,6 +56,8 @@ const std::map<std::string, Render, std::less<>>& table() {
       {"max_msg_timeout", nanos(&Options::max_msg_timeout)},
       {"max_msg_size", integer(&Options::max_msg_size)},
       {"max_req_timeout", nanos(&Options::max_req_timeout)},
+      {"max_defer_timeout",
+       [](const Options& o) { return std::to_string(o.defer_limit().count()); }},
       {"max_body_size", integer(&Options::max_body_size)},
       {"max_heartbeat_interval", nanos(&Options::max_heartbeat_interval)},
       {"max_rdy_count", integer(&Options::max_rdy_count)},

@@ -6,6 +6,7 @@
 #include <utility>
 
 #include "nsq/config/coerce.h"
+#include "nsq/flags/go_duration.h"
 #include "nsq/flags/go_strconv.h"
 
 namespace nsq::nsqd::detail {
@@ -59,6 +60,37 @@ OptionField tls_min_version_field() {
     return {};
   };
   f.copy = copier(&Options::tls_min_version);
+  return f;
+}
+
+// Go master's --max-defer-timeout: shown with its 1h default, and unset
+// until given, so that a --max-req-timeout given alone still bounds
+// defers (Options::defer_limit).
+OptionField max_defer_timeout_field() {
+  OptionField f;
+  f.flag = "max-defer-timeout";
+  f.key = "max_defer_timeout";
+  f.add_flag = [](flags::FlagSet& fs, Options& o) {
+    flags::FlagValue v;
+    v.type_name = "duration";
+    v.default_text = flags::format_go_duration(std::chrono::hours(1));
+    v.set = [&o](std::string_view s) -> Result {
+      auto d = flags::parse_go_duration(s);
+      if (!d) return tl::unexpected(std::string(flags::describe(flags::NumError::syntax)));
+      o.max_defer_timeout = *d;
+      return {};
+    };
+    fs.add("max-defer-timeout",
+           "maximum duration when deferring a message (DPUB, defer=); unset: --max-req-timeout",
+           std::move(v));
+  };
+  f.from_config = [](const config::Value& v, Options& out) -> Result {
+    auto d = config::coerce_duration(v);
+    if (!d) return tl::unexpected(d.error());
+    out.max_defer_timeout = *d;
+    return {};
+  };
+  f.copy = copier(&Options::max_defer_timeout);
   return f;
 }
 
@@ -187,6 +219,7 @@ std::vector<OptionField> nsqd_option_fields() {
   f.push_back(option("max-body-size", "maximum size of a single command body", &O::max_body_size));
   f.push_back(
       option("max-req-timeout", "maximum requeuing timeout for a message", &O::max_req_timeout));
+  f.push_back(max_defer_timeout_field());
 
   f.push_back(option("max-heartbeat-interval",
                      "maximum client configurable duration of time between client "

@@ -119,6 +119,29 @@ std::optional<std::string> HttpApi::publish_topic(const Request& req, const Repl
   return topic;
 }
 
+namespace {
+
+// The defer= of /pub and /mpub in ms: 0 when absent, nullopt when it is not
+// an integer in 0..--max-defer-timeout (Go master's bound; --max-req-timeout
+// unless given).
+std::optional<std::chrono::milliseconds> defer_of(const Request& req, const Options& o) {
+  auto d = req.query_value("defer");
+  if (!d) return std::chrono::milliseconds(0);
+  std::int64_t v = 0;
+  // Go's ParseInt takes one leading sign, '+' included.
+  std::string_view digits = *d;
+  if (digits.size() > 1 && digits[0] == '+' && digits[1] != '-') digits.remove_prefix(1);
+  auto [p, ec] = std::from_chars(digits.data(), digits.data() + digits.size(), v);
+  const auto max_ms =
+      std::chrono::duration_cast<std::chrono::milliseconds>(o.defer_limit()).count();
+  if (ec != std::errc() || p != digits.data() + digits.size() || v < 0 || v > max_ms) {
+    return std::nullopt;
+  }
+  return std::chrono::milliseconds(v);
+}
+
+}  // namespace
+
 void HttpApi::do_pub(const Request& req, const Reply& reply) {
   const Options& o = broker_.options();
   if (declared_length_over(req, o.max_msg_size)) {
@@ -135,21 +158,12 @@ void HttpApi::do_pub(const Request& req, const Reply& reply) {
   }
   auto topic = publish_topic(req, reply);
   if (!topic) return;
-  std::chrono::milliseconds defer{0};
-  if (auto d = req.query_value("defer")) {
-    std::int64_t v = 0;
-    // Go's ParseInt takes one leading sign, '+' included.
-    std::string_view digits = *d;
-    if (digits.size() > 1 && digits[0] == '+' && digits[1] != '-') digits.remove_prefix(1);
-    auto [p, ec] = std::from_chars(digits.data(), digits.data() + digits.size(), v);
-    auto max_ms = std::chrono::duration_cast<std::chrono::milliseconds>(o.max_req_timeout).count();
-    if (ec != std::errc() || p != digits.data() + digits.size() || v < 0 || v > max_ms) {
-      reply(v1_error(400, "INVALID_DEFER"));
-      return;
-    }
-    defer = std::chrono::milliseconds(v);
+  auto defer = defer_of(req, o);
+  if (!defer) {
+    reply(v1_error(400, "INVALID_DEFER"));
+    return;
   }
-  publish(*topic, {req.body}, defer, is_forwarded(req), reply);
+  publish(*topic, {req.body}, *defer, is_forwarded(req), reply);
 }
 
 void HttpApi::do_mpub(const Request& req, const Reply& reply) {
@@ -162,6 +176,12 @@ void HttpApi::do_mpub(const Request& req, const Reply& reply) {
   if (!topic) return;
   if (req.body_too_big || static_cast<std::int64_t>(req.body.size()) > o.max_body_size) {
     reply(v1_error(413, "BODY_TOO_BIG"));
+    return;
+  }
+  // Go master's /mpub?defer=: one delay for every message of the batch.
+  const auto defer = defer_of(req, o);
+  if (!defer) {
+    reply(v1_error(400, "INVALID_DEFER"));
     return;
   }
   // binary: absent, false or 0 is text; true, 1 or anything else is binary.
@@ -195,7 +215,7 @@ void HttpApi::do_mpub(const Request& req, const Reply& reply) {
       return;
     }
   }
-  publish(*topic, std::move(bodies), std::chrono::milliseconds(0), is_forwarded(req), reply);
+  publish(*topic, std::move(bodies), *defer, is_forwarded(req), reply);
 }
 
 }  // namespace nsq::nsqd

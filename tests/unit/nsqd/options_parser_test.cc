@@ -188,6 +188,19 @@ TEST(NsqdOptions, Durations) {
   EXPECT_EQ(o.max_req_timeout, 2h);
 }
 
+// Go master's --max-defer-timeout: 1h by default; left unset, a given
+// --max-req-timeout bounds defers as before; flag or config key alike.
+TEST(NsqdOptions, MaxDeferTimeoutFallsBackToMaxReqTimeout) {
+  EXPECT_EQ(parse_ok({}).defer_limit(), 1h);
+  EXPECT_EQ(parse_ok({"--max-req-timeout=2h"}).defer_limit(), 2h);
+  EXPECT_EQ(parse_ok({"--max-req-timeout=2h", "-max-defer-timeout", "30m"}).defer_limit(), 30min);
+  EXPECT_EQ(parse_ok({"--max-req-timeout=2h", "-max-defer-timeout", "30m"}).max_req_timeout, 2h);
+  EXPECT_EQ(from_config("max_defer_timeout = \"90s\"\n").defer_limit(), 90s);
+  EXPECT_EQ(from_config("max_defer_timeout = 5000\n").defer_limit(), 5s) << "integer: ms";
+  EXPECT_NE(parse_exit({"--max-defer-timeout=soon"}).exit_code, 0);
+  EXPECT_NE(config_exit("max_defer_timeout = \"soon\"\n").exit_code, 0);
+}
+
 TEST(NsqdOptions, DeprecatedFlagsHaveNoEffect) {
   const Options plain = parse_ok({});
   const Options o = parse_ok({"--verbose", "--worker-id"});

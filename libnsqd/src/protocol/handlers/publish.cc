@@ -21,7 +21,7 @@ namespace {
 using std::chrono::milliseconds;
 
 // DPUB's delay, checked as nsqd checks it (Go's wrapping conversion, then
-// 0..--max-req-timeout).
+// 0..--max-defer-timeout, which is --max-req-timeout unless given).
 tl::expected<milliseconds, ProtocolError> dpub_delay(const Options& o, std::string_view param) {
   auto defer = parse_decimal_digits(param);
   if (!defer) {
@@ -29,11 +29,11 @@ tl::expected<milliseconds, ProtocolError> dpub_delay(const Options& o, std::stri
         error(ErrorCode::invalid, "DPUB could not parse timeout " + std::string(param)));
   }
   const std::chrono::nanoseconds timeout(go_millis_to_nanos(*defer));
-  if (timeout.count() < 0 || timeout > o.max_req_timeout) {
+  if (timeout.count() < 0 || timeout > o.defer_limit()) {
     return tl::unexpected(error(
         ErrorCode::invalid,
         "DPUB timeout " + std::to_string(*defer) + " out of range 0-" +
-            std::to_string(std::chrono::duration_cast<milliseconds>(o.max_req_timeout).count())));
+            std::to_string(std::chrono::duration_cast<milliseconds>(o.defer_limit()).count())));
   }
   return std::chrono::duration_cast<milliseconds>(timeout);
 }
