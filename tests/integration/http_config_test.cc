@@ -15,6 +15,8 @@ TEST_F(HttpConfigTest, GetValues) {
   EXPECT_TRUE(is_v1_ok(get("/config/nsqlookupd_tcp_addresses"), "[]"));
   EXPECT_TRUE(is_v1_ok(get("/config/max_msg_size"), "12345"));
   EXPECT_TRUE(is_v1_ok(get("/config/msg_timeout"), "90000000000")) << "durations in ns";
+  EXPECT_TRUE(is_v1_ok(get("/config/max_defer_timeout"), "3600000000000"))
+      << "Go master's: --max-req-timeout's 1h while not given";
   EXPECT_TRUE(is_v1_ok(get("/config/log_level"), "2")) << "info = 2";
   EXPECT_TRUE(is_v1_ok(get("/config/snappy"), "true"));
   EXPECT_TRUE(is_v1_ok(get("/config/statsd_exclude_ephemeral"), "false"));
