@@ -2,7 +2,7 @@
 # Go nsqd v1.3.0 and ours side by side in one run (issue 20), under NSQ's own
 # load generators from ../shared/reference (bench_writer, bench_reader): the
 # two brokers alternate (Go first in odd pairs, ours first in even ones), each
-# pair on fresh data directories with --mem-queue-size=1000000, and each
+# pair on fresh data directories with --mem-queue-size=1000000 (or the flags given), and each
 # broker goes through three scenarios, 100 B messages:
 #   writer  bench_writer, MPUB batches of 200, into a topic with one channel;
 #   reader  bench_reader (deliver + FIN) draining what the writer left;
@@ -13,6 +13,8 @@
 # share of the CPU, so the CPU per message is the fairer figure. Medians
 # over the pairs and the ratios are printed at the end.
 # Usage: benchmarks/run_side_by_side.sh [runfor, default 5s] [pairs, default 3]
+#        [flags for both brokers, default --mem-queue-size=1000000; e.g.
+#        --mem-queue-size=0 for the all-disk paths]
 # Takes ~5 minutes with the defaults.
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
@@ -21,6 +23,7 @@ ours=$build/tools/nsqd/nsqd
 tarball=${NSQ_REFERENCE_TARBALL:-$root/../shared/reference/go-nsq-v1.3.0-linux-amd64.tar.xz}
 runfor=${1:-5s}
 pairs=${2:-3}
+read -r -a broker_flags <<<"${3:---mem-queue-size=1000000}"
 [ -x "$ours" ] || { echo "no nsqd at $ours: build first (scripts/build.sh)" >&2; exit 1; }
 [ -f "$tarball" ] || { echo "no Go reference binaries at $tarball: skipped" >&2; exit 0; }
 work=$(mktemp -d)
@@ -43,7 +46,7 @@ start_broker() {  # start_broker BINARY
   http=$(free_port)
   data=$(mktemp -d -p "$work")
   "$1" --tcp-address=127.0.0.1:"$tcp" --http-address=127.0.0.1:"$http" --data-path="$data" \
-    --mem-queue-size=1000000 >"$data.log" 2>&1 &
+    "${broker_flags[@]}" >"$data.log" 2>&1 &
   pid=$!
   for _ in $(seq 1 200); do
     curl -sf "http://127.0.0.1:$http/ping" >/dev/null 2>&1 && return 0
@@ -113,7 +116,8 @@ one() {  # one go|ours
 }
 
 echo "machine: $(nproc) cores, $(awk '/MemTotal/ {print int($2/1024)}' /proc/meminfo) MiB," \
-  "load average $(cut -d' ' -f1-3 /proc/loadavg); runfor $runfor, $pairs pairs"
+  "load average $(cut -d' ' -f1-3 /proc/loadavg); runfor $runfor, $pairs pairs;" \
+  "broker flags: ${broker_flags[*]}"
 for k in $(seq 1 "$pairs"); do
   echo "######## pair $k/$pairs"
   if [ $((k % 2)) = 1 ]; then one go; one ours; else one ours; one go; fi

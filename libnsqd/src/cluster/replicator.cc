@@ -140,10 +140,12 @@ void Replicator::apply(const std::vector<Role>& roles) {
       listed.insert(role.topic);
       Topic* t = open_topic_locked(role.topic);
       if (!t) continue;
-      const bool isr_changed = t->role.isr != role.isr;
+      // An in-sync change asked at an older epoch was dropped by the
+      // coordinator (not this node's to change any more): ask anew.
+      const bool isr_changed = t->role.isr != role.isr || t->role.epoch != role.epoch;
       t->role = role;
       t->ledger->set_id_base(role.id_base);
-      if (isr_changed) t->isr_change_asked = false;
+      if (isr_changed) t->isr_change_asked.reset();
       if (role.leader && t->led_epoch != role.epoch) lead_locked(*t, later);
       if (!role.leader && t->led_epoch != 0) {
         lose_leadership_locked(*t, make_error_code(errc::not_leader), later);
@@ -330,9 +332,11 @@ void Replicator::advance_commit_locked(Topic& t, Later& later) {
 }
 
 void Replicator::check_isr_locked(Topic& t, Clock::time_point now) {
-  if (!t.role.leader || t.led_epoch != t.role.epoch || t.isr_change_asked || !hooks_.set_isr) {
-    return;
-  }
+  if (!t.role.leader || t.led_epoch != t.role.epoch || !hooks_.set_isr) return;
+  // A change asked and not seen in etcd within the lag period was lost (an
+  // etcd error, a compare that failed): asked again rather than waited for
+  // for ever, which kept a caught-up replica out of the in-sync set.
+  if (t.isr_change_asked && now - *t.isr_change_asked < settings_.lag_max) return;
   std::vector<std::string> isr = t.role.isr;
   for (const auto& [id, f] : t.followers) {
     const bool in = contains(isr, id);
@@ -352,7 +356,7 @@ void Replicator::check_isr_locked(Topic& t, Clock::time_point now) {
     }
   }
   if (isr == t.role.isr) return;
-  t.isr_change_asked = true;
+  t.isr_change_asked = now;
   hooks_.set_isr(t.role.topic, t.role.epoch, std::move(isr));
 }
 

@@ -8,6 +8,7 @@
 #include <map>
 #include <memory>
 #include <mutex>
+#include <optional>
 #include <set>
 #include <string>
 #include <thread>
@@ -170,7 +171,8 @@ class Replicator final : public Replication {
     // a caught-up follower asks for next, answered without reading the log.
     std::uint64_t last_begin = 0;
     std::string last_records;
-    bool isr_change_asked = false;
+    // When an in-sync change was last asked and not seen applied yet.
+    std::optional<Clock::time_point> isr_change_asked;
     std::uint32_t step_down_asked = 0;   // the epoch a step-down was asked at
     std::uint32_t delivering_epoch = 0;  // delivering() was told this epoch
   };
