@@ -6,7 +6,11 @@
 # broker goes through three scenarios, 100 B messages:
 #   writer  bench_writer, MPUB batches of 200, into a topic with one channel;
 #   reader  bench_reader (deliver + FIN) draining what the writer left;
-#   both    bench_writer and bench_reader at once on a second topic.
+#   both    bench_writer and bench_reader at once on a second topic;
+#   publat  single-message PUB round trips on one connection (nsq_bench
+#           --mode=pub-latency, on a fresh broker): p50 and p99. Once per
+#           pair the same client meets nsq_bench's zero-work responder
+#           (--mode=pub-latency-limit): the floor no broker can go under here.
 # For each: messages per second (from the generators' own "ops/s"), the
 # broker's CPU time (utime+stime from /proc/PID/stat) per message moved, and
 # at the end its peak RSS. On a 2-core machine the generators take a large
@@ -15,16 +19,19 @@
 # Usage: benchmarks/run_side_by_side.sh [runfor, default 5s] [pairs, default 3]
 #        [flags for both brokers, default --mem-queue-size=1000000; e.g.
 #        --mem-queue-size=0 for the all-disk paths]
-# Takes ~5 minutes with the defaults.
+# Takes ~6 minutes with the defaults.
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 build=${NSQ_BUILD_DIR:-$root/build}
 ours=$build/tools/nsqd/nsqd
+bench=$build/tools/nsq_bench/nsq_bench
 tarball=${NSQ_REFERENCE_TARBALL:-$root/../shared/reference/go-nsq-v1.3.0-linux-amd64.tar.xz}
 runfor=${1:-5s}
 pairs=${2:-3}
 read -r -a broker_flags <<<"${3:---mem-queue-size=1000000}"
-[ -x "$ours" ] || { echo "no nsqd at $ours: build first (scripts/build.sh)" >&2; exit 1; }
+for b in "$ours" "$bench"; do
+  [ -x "$b" ] || { echo "no $b: build first (scripts/build.sh)" >&2; exit 1; }
+done
 [ -f "$tarball" ] || { echo "no Go reference binaries at $tarball: skipped" >&2; exit 0; }
 work=$(mktemp -d)
 pid=
@@ -113,6 +120,20 @@ one() {  # one go|ours
   echo "$name rss $(awk '/VmHWM/ {print $2}' "/proc/$pid/status") 0" >>"$results"
   echo "    $name peak RSS: $(($(awk '/VmHWM/ {print $2}' "/proc/$pid/status") / 1024)) MiB"
   stop_broker
+
+  start_broker "$bin"
+  publat "$name" --mode=pub-latency --nsqd-tcp-address=127.0.0.1:"$tcp"
+  stop_broker
+}
+# publat NAME NSQ_BENCH_FLAGS...: records p50 and p99 of the PUB->OK round trip.
+publat() {
+  local name=$1 line p50 p99
+  shift
+  line=$("$bench" "$@" --runfor="$runfor" | grep '^RESULT')
+  p50=$(echo "$line" | grep -o 'p50_us=[0-9.]*' | cut -d= -f2)
+  p99=$(echo "$line" | grep -o 'p99_us=[0-9.]*' | cut -d= -f2)
+  printf '    %-5s %-7s p50 %6s us  p99 %6s us\n' "$name" publat "$p50" "$p99"
+  echo "$name publat $p50 $p99" >>"$results"
 }
 
 echo "machine: $(nproc) cores, $(awk '/MemTotal/ {print int($2/1024)}' /proc/meminfo) MiB," \
@@ -121,6 +142,7 @@ echo "machine: $(nproc) cores, $(awk '/MemTotal/ {print int($2/1024)}' /proc/mem
 for k in $(seq 1 "$pairs"); do
   echo "######## pair $k/$pairs"
   if [ $((k % 2)) = 1 ]; then one go; one ours; else one ours; one go; fi
+  publat limit --mode=pub-latency-limit
 done
 
 median() { sort -n | awk '{v[NR]=$1} END {if (NR) print v[int((NR+1)/2)]}'; }
@@ -135,3 +157,8 @@ for s in writer reader both; do
 done
 o=$(col ours rss 3) g=$(col go rss 3)
 echo "peak RSS: ours $((o / 1024)) MiB, Go $((g / 1024)) MiB (ours/Go $(awk -v o="$o" -v g="$g" 'BEGIN {printf "%.2f", o / g}'))"
+o=$(col ours publat 4) g=$(col go publat 4) f=$(col limit publat 4)
+awk -v o="$o" -v g="$g" -v f="$f" -v o50="$(col ours publat 3)" -v g50="$(col go publat 3)" \
+  -v f50="$(col limit publat 3)" 'BEGIN {
+  printf "single PUB round trip: p50 ours %s us, Go %s us, floor %s us; p99 ours %s us, Go %s us (ours/Go %.2f), floor %s us (floor/Go %.2f); p99 above the floor ours %.1f us, Go %.1f us (ours/Go %.2f)\n",
+    o50, g50, f50, o, g, o / g, f, f / g, o - f, g - f, (o - f) / (g - f) }'

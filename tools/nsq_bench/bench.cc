@@ -10,6 +10,7 @@
 #include "group_commit_limit.h"
 #include "loopback.h"
 #include "nsq/hostname.h"
+#include "ok_responder.h"
 #include "reader.h"
 #include "report.h"
 #include "writer.h"
@@ -23,6 +24,9 @@ constexpr std::chrono::milliseconds kTick{50};
 // and the 26-byte message header. Turns the loopback figure into a ceiling
 // in messages/s for --size.
 constexpr double kDeliveryOverhead = 4 + 4 + 26;
+
+// One connection, one PUB at a time: against nsqd or against OkResponder.
+bool single_pub(Mode mode) { return mode == Mode::pub_latency || mode == Mode::pub_latency_limit; }
 
 int run_loopback(const Options& o, std::ostream& out, std::ostream& err) {
   auto r = measure_loopback(o.runfor);
@@ -89,9 +93,9 @@ class NsqdBench {
         mode_(mode),
         out_(out),
         err_(err),
-        n_writers_(mode == Mode::reader        ? 0
-                   : mode == Mode::pub_latency ? 1
-                                               : o.writers),
+        n_writers_(mode == Mode::reader ? 0
+                   : single_pub(mode)   ? 1
+                                        : o.writers),
         n_readers_(mode == Mode::reader || mode == Mode::both ? o.readers : 0),
         control_(n_writers_ + n_readers_) {}
 
@@ -119,9 +123,9 @@ class NsqdBench {
     WriterConfig wc;
     wc.address = o_.nsqd_tcp_address;
     wc.topic = o_.topic;
-    wc.batch_size = mode_ == Mode::pub_latency ? 1 : o_.batch_size;
+    wc.batch_size = single_pub(mode_) ? 1 : o_.batch_size;
     wc.size = o_.size;
-    wc.pipeline = mode_ == Mode::pub_latency ? 1 : o_.pipeline;
+    wc.pipeline = single_pub(mode_) ? 1 : o_.pipeline;
     wc.identify = o_.identify;
     wc.features.tls_v1 = o_.tls;
     wc.features.snappy = o_.snappy;
@@ -236,11 +240,10 @@ class NsqdBench {
       pub.connections = n_writers_;
       pub.body_bytes = pub.messages * static_cast<uint64_t>(o_.size);
       pub.secs = secs_until(last);
-      out_ << role_line(mode_ == Mode::pub_latency ? "pub-latency" : "writer", pub) << '\n';
+      out_ << role_line(single_pub(mode_) ? "pub-latency" : "writer", pub) << '\n';
       out_ << "  "
-           << percentile_line(
-                  mode_ == Mode::pub_latency ? "PUB->OK round trip" : "request->OK round trip",
-                  round_trips)
+           << percentile_line(single_pub(mode_) ? "PUB->OK round trip" : "request->OK round trip",
+                              round_trips)
            << '\n';
       if (unacked > 0) out_ << "  warning: " << unacked << " requests unanswered after --drain\n";
       result.add_role("", pub);
@@ -275,7 +278,7 @@ class NsqdBench {
         out_ << "  warning: " << fin_failed << " FINs failed (message timed out first)\n";
       result.add_role(n_writers_ > 0 ? "read_" : "", sub);
     }
-    if (mode_ == Mode::pub_latency) {
+    if (single_pub(mode_)) {
       result.add_percentiles("", round_trips);
     } else {
       if (n_writers_ > 0) result.add_percentiles("rtt_", round_trips);
@@ -296,6 +299,27 @@ class NsqdBench {
   std::vector<std::thread> threads_;
 };
 
+// The pub-latency client, unchanged, against the fastest possible server.
+int run_pub_latency_limit(const Options& o, std::ostream& out, std::ostream& err) {
+  OkResponder responder;
+  auto address = responder.start();
+  if (!address) {
+    err << "nsq_bench: " << address.error() << '\n';
+    return 1;
+  }
+  out << "pub-latency-limit: against a responder at " << *address
+      << " that answers each PUB with OK and does nothing else (spinning, never sleeping)\n";
+  Options to_responder = o;
+  to_responder.nsqd_tcp_address = *address;
+  NsqdBench bench(to_responder, Mode::pub_latency_limit, out, err);
+  const int rc = bench.run();
+  if (const std::string e = responder.stop(); !e.empty()) {
+    err << "nsq_bench: responder: " << e << '\n';
+    return 1;
+  }
+  return rc;
+}
+
 }  // namespace
 
 int run_bench(const Options& options, Mode mode, std::ostream& out, std::ostream& err) {
@@ -309,6 +333,7 @@ int run_bench(const Options& options, Mode mode, std::ostream& out, std::ostream
   }
   if (mode == Mode::loopback_limit) return run_loopback(options, out, err);
   if (mode == Mode::group_commit_limit) return run_group_commit(options, out, err);
+  if (mode == Mode::pub_latency_limit) return run_pub_latency_limit(options, out, err);
   NsqdBench bench(options, mode, out, err);
   return bench.run();
 }

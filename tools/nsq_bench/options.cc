@@ -9,7 +9,8 @@ namespace nsq::bench {
 
 void register_flags(flags::FlagSet& fs, Options& o) {
   fs.add_string("mode", &o.mode,
-                "writer, reader, both, pub-latency, loopback-limit or group-commit-limit");
+                "writer, reader, both, pub-latency, pub-latency-limit, loopback-limit or "
+                "group-commit-limit");
   fs.add_string("nsqd-tcp-address", &o.nsqd_tcp_address, "<addr>:<port> of the nsqd to connect to");
   fs.add_string("topic", &o.topic, "topic to publish to / subscribe on");
   fs.add_string("channel", &o.channel, "channel to subscribe on");
@@ -54,6 +55,8 @@ tl::expected<Mode, std::string> validate(const Options& o) {
     mode = Mode::reader;
   } else if (o.mode == "both") {
     mode = Mode::both;
+  } else if (o.mode == "pub-latency-limit") {
+    mode = Mode::pub_latency_limit;
   } else if (o.mode == "loopback-limit") {
     mode = Mode::loopback_limit;
   } else if (o.mode == "group-commit-limit") {
@@ -61,7 +64,8 @@ tl::expected<Mode, std::string> validate(const Options& o) {
   } else {
     return tl::unexpected(
         "invalid --mode \"" + o.mode +
-        "\": want writer, reader, both, pub-latency, loopback-limit or group-commit-limit");
+        "\": want writer, reader, both, pub-latency, pub-latency-limit, loopback-limit or "
+        "group-commit-limit");
   }
   if (o.runfor <= std::chrono::nanoseconds::zero())
     return tl::unexpected(std::string("--runfor must be > 0"));
@@ -70,6 +74,11 @@ tl::expected<Mode, std::string> validate(const Options& o) {
   if (o.deflate_level < 1 || o.deflate_level > 9)
     return tl::unexpected(std::string("--deflate-level must be [1,9]"));
   if (mode == Mode::loopback_limit) return mode;
+  if (mode == Mode::pub_latency_limit && (o.identify || o.tls || o.snappy || o.deflate)) {
+    return tl::unexpected(
+        std::string("--mode=pub-latency-limit answers PUB only: no --identify, --tls, --snappy "
+                    "or --deflate"));
+  }
   if (!is_valid_topic_name(o.topic)) return tl::unexpected("invalid --topic \"" + o.topic + "\"");
   if (!is_valid_channel_name(o.channel))
     return tl::unexpected("invalid --channel \"" + o.channel + "\"");
@@ -102,6 +111,8 @@ std::string_view mode_name(Mode mode) {
       return "both";
     case Mode::pub_latency:
       return "pub-latency";
+    case Mode::pub_latency_limit:
+      return "pub-latency-limit";
     case Mode::loopback_limit:
       return "loopback-limit";
     case Mode::group_commit_limit:

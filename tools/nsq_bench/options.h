@@ -9,12 +9,21 @@
 
 namespace nsq::bench {
 
-enum class Mode { writer, reader, both, pub_latency, loopback_limit, group_commit_limit };
+enum class Mode {
+  writer,
+  reader,
+  both,
+  pub_latency,
+  pub_latency_limit,
+  loopback_limit,
+  group_commit_limit
+};
 
 // Every nsq_bench setting, defaults as NSQ's bench_writer / bench_reader
 // where those have the flag.
 struct Options {
-  std::string mode = "writer";  // writer|reader|both|pub-latency|loopback-limit|group-commit-limit
+  std::string mode =
+      "writer";  // writer|reader|both|pub-latency[-limit]|loopback-limit|group-commit-limit
   std::string nsqd_tcp_address = "127.0.0.1:4150";  // host:port of the nsqd under test
   std::string topic = "sub_bench";
   std::string channel = "ch";

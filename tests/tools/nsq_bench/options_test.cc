@@ -99,6 +99,7 @@ TEST(Validate, Modes) {
            {"reader", Mode::reader},
            {"both", Mode::both},
            {"pub-latency", Mode::pub_latency},
+           {"pub-latency-limit", Mode::pub_latency_limit},
            {"loopback-limit", Mode::loopback_limit},
            {"group-commit-limit", Mode::group_commit_limit}}) {
     o.mode = text;
@@ -136,6 +137,12 @@ TEST(Validate, Rejects) {
               o.latency = true;
               o.size = 7;
             }).find("timestamp"),
+            std::string::npos);
+  // The responder speaks plain PUB only.
+  EXPECT_NE(error_of([](Options& o) {
+              o.mode = "pub-latency-limit";
+              o.snappy = true;
+            }).find("pub-latency-limit"),
             std::string::npos);
   // Loopback needs no topic.
   EXPECT_EQ(error_of([](Options& o) {
