@@ -29,13 +29,22 @@ std::string string_array(const std::vector<std::string>& values) {
   return out + "]";
 }
 
+// Go's omitempty: `,"key":"value"`, or nothing for an empty value.
+std::string optional_field(std::string_view key, const std::string& value) {
+  if (value.empty()) return {};
+  return "," + json::quote(key) + ":" + json::quote(value);
+}
+
 // PeerInfo's exported fields in Go's struct order (no closing brace).
 std::string peer_fields(const PeerInfo& p) {
   return "{\"remote_address\":" + json::quote(p.remote_address) +
          ",\"hostname\":" + json::quote(p.hostname) +
          ",\"broadcast_address\":" + json::quote(p.broadcast_address) +
          ",\"tcp_port\":" + std::to_string(p.tcp_port) +
-         ",\"http_port\":" + std::to_string(p.http_port) + ",\"version\":" + json::quote(p.version);
+         ",\"http_port\":" + std::to_string(p.http_port) +
+         ",\"version\":" + json::quote(p.version) +
+         optional_field("topology_zone", p.topology_zone) +
+         optional_field("topology_region", p.topology_region);
 }
 
 std::int64_t unix_nano(Time t) {

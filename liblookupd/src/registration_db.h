@@ -45,6 +45,9 @@ struct PeerInfo {
   std::int64_t tcp_port = 0;
   std::int64_t http_port = 0;
   std::string version;
+  // Go master: where an nsqd runs (topology-aware consumption); shown when set.
+  std::string topology_zone;
+  std::string topology_region;
 };
 
 // One connected peer: its IDENTIFY data and last-update time, shared by

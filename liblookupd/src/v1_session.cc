@@ -41,6 +41,7 @@ std::optional<PeerInfo> parse_peer_info(std::string_view body) {
       {"remote_address", &info.remote_address},       {"hostname", &info.hostname},
       {"broadcast_address", &info.broadcast_address}, {"tcp_port", json::GoInt{&info.tcp_port}},
       {"http_port", json::GoInt{&info.http_port}},    {"version", &info.version},
+      {"topology_zone", &info.topology_zone},         {"topology_region", &info.topology_region},
   };
   if (!json::decode_go_object(body, fields)) return std::nullopt;
   return info;

@@ -27,6 +27,8 @@ ProtocolResult<NegotiatedIdentify> negotiate_identify(const IdentifyRequest& r,
   n.client_id = r.client_id;
   n.hostname = r.hostname;
   n.user_agent = r.user_agent;
+  n.topology_region = r.topology_region;
+  n.topology_zone = r.topology_zone;
   n.heartbeat_interval_ms = limits.default_heartbeat_interval_ms;
   n.output_buffer_size = limits.default_output_buffer_size;
   n.output_buffer_timeout_ms = limits.default_output_buffer_timeout_ms;

@@ -16,6 +16,8 @@ Result<IdentifyRequest> parse_identify_json(std::string_view json) {
       {"client_id", &r.client_id},
       {"hostname", &r.hostname},
       {"user_agent", &r.user_agent},
+      {"topology_region", &r.topology_region},
+      {"topology_zone", &r.topology_zone},
       {"heartbeat_interval", json::GoInt{&r.heartbeat_interval}},
       {"output_buffer_size", json::GoInt{&r.output_buffer_size}},
       {"output_buffer_timeout", json::GoInt{&r.output_buffer_timeout}},

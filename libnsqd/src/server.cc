@@ -198,6 +198,8 @@ class Server final : public DaemonServer {
     LookupClient::Settings ls;
     ls.addresses = o.lookupd_tcp_addresses;
     ls.identity.broadcast_address = o.broadcast_address;
+    ls.identity.topology_region = o.topology_region;
+    ls.identity.topology_zone = o.topology_zone;
     ls.identity.hostname = os_hostname();
     ls.identity.tcp_port = o.broadcast_tcp_port > 0 ? o.broadcast_tcp_port : tcp_port_;
     ls.identity.http_port =

@@ -16,6 +16,9 @@ struct IdentifyRequest {
   std::string client_id{};
   std::string hostname{};
   std::string user_agent{};
+  // Go master (topology-aware consumption): where the client runs.
+  std::string topology_region{};
+  std::string topology_zone{};
   int64_t heartbeat_interval = 0;     // ms; -1 disables
   int64_t output_buffer_size = 0;     // bytes; -1 unbuffered
   int64_t output_buffer_timeout = 0;  // ms; -1 no timed flush
@@ -72,6 +75,8 @@ struct NegotiatedIdentify {
   std::string client_id{};
   std::string hostname{};
   std::string user_agent{};
+  std::string topology_region{};
+  std::string topology_zone{};
 
   friend bool operator==(const NegotiatedIdentify&, const NegotiatedIdentify&) = default;
 };

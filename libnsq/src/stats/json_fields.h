@@ -83,6 +83,10 @@ void visit(T& c, V& v) {
   v.omit_empty("authed", c.authed);
   v.omit_empty("auth_identity", c.auth_identity);
   v.omit_empty("auth_identity_url", c.auth_identity_url);
+  v.omit_empty("node_topology_region", c.node_topology_region);
+  v.omit_empty("node_topology_zone", c.node_topology_zone);
+  v.omit_empty("topology_region", c.topology_region);
+  v.omit_empty("topology_zone", c.topology_zone);
   v.omit_empty("pub_counts", c.pub_counts);
   v.value("tls", c.tls);
   v.value("tls_cipher_suite", c.tls_cipher_suite);
@@ -102,6 +106,9 @@ void visit(T& c, V& v) {
   v.value("message_count", c.message_count);
   v.value("requeue_count", c.requeue_count);
   v.value("timeout_count", c.timeout_count);
+  v.omit_empty("zone_local_msg_count", c.zone_local_msg_count);
+  v.omit_empty("region_local_msg_count", c.region_local_msg_count);
+  v.omit_empty("global_msg_count", c.global_msg_count);
   v.value("client_count", c.client_count);
   v.clients("clients", c.clients);
   v.value("paused", c.paused);
@@ -117,6 +124,9 @@ void visit(T& t, V& v) {
   v.value("backend_depth", t.backend_depth);
   v.value("message_count", t.message_count);
   v.value("message_bytes", t.message_bytes);
+  v.omit_empty("zone_local_msg_count", t.zone_local_msg_count);
+  v.omit_empty("region_local_msg_count", t.region_local_msg_count);
+  v.omit_empty("global_msg_count", t.global_msg_count);
   v.value("paused", t.paused);
   v.object("e2e_processing_latency", t.e2e);
   v.optional("replication", t.replication);

@@ -24,6 +24,9 @@ void ChannelCounts::add(const ChannelCounts& other) {
   message_count += other.message_count;
   requeue_count += other.requeue_count;
   timeout_count += other.timeout_count;
+  zone_local_msg_count += other.zone_local_msg_count;
+  region_local_msg_count += other.region_local_msg_count;
+  global_msg_count += other.global_msg_count;
   client_count += other.client_count;
 }
 

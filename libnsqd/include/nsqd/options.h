@@ -55,6 +55,11 @@ struct Options {
   std::vector<std::string> auth_http_addresses;
   Duration http_client_connect_timeout = std::chrono::seconds(2);
   Duration http_client_request_timeout = std::chrono::seconds(5);
+  // --topology-region / --topology-zone (Go master): where this nsqd runs. With
+  // the topology-aware-consumption experiment, a published message goes first
+  // to a consumer that IDENTIFYed with the same zone, then the same region.
+  std::string topology_region;
+  std::string topology_zone;
 
   // --- disk queue ---
   std::string data_path;                // "" = working directory (resolved by nsqd)
@@ -124,6 +129,11 @@ struct Options {
   bool sync_publish = false;
   // --io-threads / `io_threads`: I/O threads (io_contexts); 0 = core count.
   int io_threads = 0;
+  // --enable-experiment (repeatable) / `enable_experiment` (Go master); the
+  // only one is "topology-aware-consumption".
+  std::vector<std::string> experiments;
+  static constexpr std::string_view kTopologyAwareConsumption = "topology-aware-consumption";
+  bool topology_aware_consumption() const;
 
   // --- cluster mode (nsq-cpp only, docs/replication.md) ---
   // --etcd-endpoints / `etcd_endpoints`: comma-separated etcd client URLs;

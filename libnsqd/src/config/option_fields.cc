@@ -193,6 +193,13 @@ std::vector<OptionField> nsqd_option_fields() {
                      &O::http_client_connect_timeout));
   f.push_back(option("http-client-request-timeout", "timeout for HTTP request",
                      &O::http_client_request_timeout));
+  f.push_back(option("topology-region",
+                     "A region represents a larger domain, made up of one or more zones for "
+                     "preferring closer consumer",
+                     &O::topology_region));
+  f.push_back(option("topology-zone",
+                     "A zone represents a logical failure domain for preferring closer consumer",
+                     &O::topology_zone));
 
   f.push_back(option("data-path", "path to store disk-backed messages", &O::data_path));
   f.push_back(option("mem-queue-size", "number of messages to keep in memory (per topic/channel)",
@@ -284,6 +291,10 @@ std::vector<OptionField> nsqd_option_fields() {
                      &O::max_deflate_level));
   f.push_back(
       option("snappy", "enable snappy feature negotiation (client compression)", &O::snappy));
+  f.push_back(option("enable-experiment",
+                     "enable experimental feature (may be given multiple times) (valid options: "
+                     "'topology-aware-consumption')",
+                     &O::experiments));
 
   // nsq-cpp only.
   f.push_back(option("sync-publish",

@@ -1,5 +1,7 @@
 #include "nsqd/options.h"
 
+#include <algorithm>
+
 #include "nsq/id_generator.h"
 
 namespace nsq::nsqd {
@@ -9,6 +11,11 @@ Options default_options(std::string_view hostname) {
   opts.node_id = default_node_id(hostname);
   opts.broadcast_address = std::string(hostname);
   return opts;
+}
+
+bool Options::topology_aware_consumption() const {
+  return std::find(experiments.begin(), experiments.end(), kTopologyAwareConsumption) !=
+         experiments.end();
 }
 
 std::string_view to_string(TlsRequired required) noexcept {

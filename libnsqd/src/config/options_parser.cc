@@ -79,6 +79,13 @@ tl::expected<void, std::string> check_options(Options& opts) {
                             flags::format_go_float(p));
     }
   }
+  for (const std::string& e : opts.experiments) {
+    if (e != Options::kTopologyAwareConsumption) {
+      return tl::unexpected("invalid --enable-experiment " + flags::go_quote(e) +
+                            " (valid options: '" + std::string(Options::kTopologyAwareConsumption) +
+                            "')");
+    }
+  }
   if (opts.output_buffer_timeout.count() <= 0) {
     return tl::unexpected(std::string("--output-buffer-timeout must be > 0"));
   }

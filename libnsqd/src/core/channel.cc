@@ -26,7 +26,10 @@ Channel::Channel(std::string topic_name, std::string name, QueueContext& ctx,
                ? nullptr
                : std::make_unique<LatencyStream>(ctx.options.e2e_processing_latency_percentiles,
                                                  ctx.options.e2e_processing_latency_window_time)),
-      durable_(ctx.options.sync_publish && backend_ != nullptr) {
+      durable_(ctx.options.sync_publish && backend_ != nullptr),
+      topology_aware_(
+          ctx.options.topology_aware_consumption() && !durable_ &&
+          (!ctx.options.topology_zone.empty() || !ctx.options.topology_region.empty())) {
   if (backend_) {
     auto p = backend_->positions();
     disk_pending_ = (p.read_file_num != p.write_file_num || p.read_pos != p.write_pos) ? 1 : 0;
@@ -77,6 +80,7 @@ void Channel::enqueue_locked(QueuedMessage m, DiskWrites& spill) {
     }
     return;
   }
+  if (topology_aware_ && !local_clients_.empty() && hand_off_locked(m)) return;
   if (static_cast<std::int64_t>(memory_.size()) < ctx_.options.mem_queue_size) {
     memory_.push_back(std::move(m));
     return;
@@ -158,42 +162,82 @@ void Channel::wake_all(const std::vector<std::shared_ptr<Subscriber>>& subs) {
   for (const auto& s : subs) s->wake();
 }
 
-Channel::AddResult Channel::add_client(ClientId id, std::weak_ptr<Subscriber> subscriber) {
+Channel::AddResult Channel::add_client(ClientId id, std::weak_ptr<Subscriber> subscriber,
+                                       Locality locality) {
   std::lock_guard lock(mu_);
   if (exiting_) return AddResult::exiting;
   int limit = ctx_.options.max_channel_consumers;
   if (limit > 0 && static_cast<int>(clients_.size()) >= limit) {
     return AddResult::too_many_consumers;
   }
-  clients_[id] = Slot{std::move(subscriber), 0, false};
+  Slot& slot = clients_[id];
+  slot = Slot{};
+  slot.subscriber = std::move(subscriber);
+  slot.locality = locality;
+  if (locality != Locality::global) local_clients_.push_back(id);
   return AddResult::ok;
 }
 
 std::size_t Channel::remove_client(ClientId id) {
-  std::lock_guard lock(mu_);
-  clients_.erase(id);
-  return clients_.size();
+  std::vector<std::shared_ptr<Subscriber>> wake;
+  std::size_t left = 0;
+  {
+    std::lock_guard lock(mu_);
+    if (auto it = clients_.find(id); it != clients_.end()) {
+      if (it->second.locality != Locality::global) {
+        std::erase(local_clients_, id);
+        take_back_locked(it->second);
+      }
+      clients_.erase(it);
+      collect_waiting_locked(wake);
+    }
+    left = clients_.size();
+  }
+  wake_all(wake);
+  return left;
 }
 
 void Channel::take(ClientId id, std::int64_t rdy, std::int64_t max_count, int sample_rate,
                    std::chrono::nanoseconds msg_timeout, std::vector<QueuedMessage>& out) {
+  std::vector<std::shared_ptr<Subscriber>> wake;
+  take_collecting_wakes(id, rdy, max_count, sample_rate, msg_timeout, out, wake);
+  wake_all(wake);
+}
+
+void Channel::take_collecting_wakes(ClientId id, std::int64_t rdy, std::int64_t max_count,
+                                    int sample_rate, std::chrono::nanoseconds msg_timeout,
+                                    std::vector<QueuedMessage>& out,
+                                    std::vector<std::shared_ptr<Subscriber>>& wake) {
   std::lock_guard lock(mu_);
   auto it = clients_.find(id);
   if (it == clients_.end() || exiting_) return;
   Slot& slot = it->second;
+  slot.rdy = rdy;
   std::int64_t room = std::min(rdy - slot.in_flight, max_count);
   if (paused_) {
     slot.waiting = rdy > 0;  // unpause wakes it
     return;
   }
-  if (room <= 0) return;  // its own FIN or a timeout makes room
+  if (room <= 0) {
+    slot.waiting = false;  // its own FIN, RDY or a timeout makes room
+    if (!slot.handoff.empty()) {
+      // It lowered RDY after messages were handed to it: anyone may have them.
+      take_back_locked(slot);
+      collect_waiting_locked(wake);
+    }
+    return;
+  }
   Clock::time_point now = Clock::now();
   const auto lane = std::chrono::duration_cast<Clock::duration>(msg_timeout);
   Clock::time_point deadline = now + lane;
   std::int64_t taken = 0;
   while (taken < room) {
     QueuedMessage m;
-    if (!from_disk_.empty()) {
+    if (!slot.handoff.empty()) {
+      m = std::move(slot.handoff.front());
+      slot.handoff.pop_front();
+      --handed_off_;
+    } else if (!from_disk_.empty()) {
       m = std::move(from_disk_.front());
       from_disk_.pop_front();
     } else if (!memory_.empty()) {
@@ -225,6 +269,7 @@ void Channel::take(ClientId id, std::int64_t rdy, std::int64_t max_count, int sa
   }
   slot.in_flight += taken;
   slot.waiting = taken < room;
+  if (ctx_.options.topology_aware_consumption()) count_delivered_locked(slot.locality, taken);
   if (taken > 0) arm_deadline_locked(deadline);
   if (from_disk_.size() < kRefillLowWater) start_refill_locked();
 }
@@ -402,13 +447,17 @@ ChannelStats Channel::stats() const {
   std::lock_guard lock(mu_);
   ChannelStats s;
   std::int64_t backend_depth = backend_ ? backend_->depth() : 0;
-  s.depth = static_cast<std::int64_t>(memory_.size() + from_disk_.size()) + backend_depth;
+  s.depth =
+      static_cast<std::int64_t>(memory_.size() + from_disk_.size()) + handed_off_ + backend_depth;
   s.backend_depth = backend_depth;
   s.in_flight = static_cast<std::int64_t>(in_flight_.size());
   s.deferred = static_cast<std::int64_t>(deferred_.size());
   s.message_count = message_count_;
   s.requeue_count = requeue_count_;
   s.timeout_count = timeout_count_;
+  s.zone_local = zone_local_count_;
+  s.region_local = region_local_count_;
+  s.global = global_count_;
   s.clients = clients_.size();
   s.paused = paused_;
   return s;
@@ -426,6 +475,9 @@ stats::Channel Channel::snapshot(bool include_clients) const {
   out.message_count = s.message_count;
   out.requeue_count = s.requeue_count;
   out.timeout_count = s.timeout_count;
+  out.zone_local_msg_count = s.zone_local;
+  out.region_local_msg_count = s.region_local;
+  out.global_msg_count = s.global;
   out.client_count = static_cast<std::int64_t>(s.clients);
   out.paused = s.paused;
   if (e2e_) out.e2e = e2e_->snapshot(Clock::now());
@@ -439,6 +491,8 @@ stats::Channel Channel::snapshot(bool include_clients) const {
     for (const auto& [sub, in_flight] : subs) {
       stats::Client c = sub->stats();
       c.in_flight_count = in_flight;
+      c.node_topology_region = ctx_.options.topology_region;
+      c.node_topology_zone = ctx_.options.topology_zone;
       out.clients.push_back(std::move(c));
     }
   }

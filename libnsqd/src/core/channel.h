@@ -19,6 +19,7 @@
 #include "core/deadline_queue.h"
 #include "core/delivery_ledger.h"
 #include "core/id_table.h"
+#include "core/locality.h"
 #include "core/message.h"
 #include "core/read_commits.h"
 #include "nsq/stats/model.h"
@@ -44,6 +45,7 @@ class Subscriber {
 struct ChannelStats {
   std::int64_t depth = 0, backend_depth = 0, in_flight = 0, deferred = 0;
   std::uint64_t message_count = 0, requeue_count = 0, timeout_count = 0;
+  std::uint64_t zone_local = 0, region_local = 0, global = 0;  // topology-aware deliveries
   std::size_t clients = 0;
   bool paused = false;
 };
@@ -74,7 +76,8 @@ class Channel : public std::enable_shared_from_this<Channel> {
            DiskWrites& spill);
 
   enum class AddResult { ok, too_many_consumers, exiting };
-  AddResult add_client(ClientId id, std::weak_ptr<Subscriber> subscriber);
+  AddResult add_client(ClientId id, std::weak_ptr<Subscriber> subscriber,
+                       Locality locality = Locality::global);
   // Returns the number of clients left.
   std::size_t remove_client(ClientId id);
 
@@ -132,13 +135,25 @@ class Channel : public std::enable_shared_from_this<Channel> {
     std::weak_ptr<Subscriber> subscriber;
     std::int64_t in_flight = 0;
     bool waiting = false;  // wanted more than there was: wake on the next put
+    Locality locality = Locality::global;
+    std::int64_t rdy = 0;  // as of its last take()
+    // Topology-aware consumption: messages handed to this consumer alone,
+    // taken before the shared queues.
+    std::deque<QueuedMessage> handoff;
   };
   struct IdHash {
     std::size_t operator()(const MessageId& id) const noexcept;
   };
 
+  void take_collecting_wakes(ClientId id, std::int64_t rdy, std::int64_t max_count, int sample_rate,
+                             std::chrono::nanoseconds msg_timeout, std::vector<QueuedMessage>& out,
+                             std::vector<std::shared_ptr<Subscriber>>& wake);
   AckResult finish_locked(ClientId id, const MessageId& msg);
   void enqueue_locked(QueuedMessage m, DiskWrites& spill);
+  // channel_topology.cc
+  bool hand_off_locked(QueuedMessage& m);
+  void take_back_locked(Slot& slot);
+  void count_delivered_locked(Locality locality, std::int64_t n);
   void spill_locked(const QueuedMessage& m, DiskWrites& spill);
   // --sync-publish: a message that came from disk is done (FIN'd, or dropped
   // by sampling or as a duplicate): its record may be committed.
@@ -162,6 +177,9 @@ class Channel : public std::enable_shared_from_this<Channel> {
   // --sync-publish with a disk queue: every message goes through the disk
   // queue (fsynced before PUB's OK) and its record is committed on FIN.
   const bool durable_;
+  // --enable-experiment=topology-aware-consumption with a zone or region set
+  // (not with durable_: there every message is read back from disk).
+  const bool topology_aware_;
 
   mutable std::mutex mu_;
   std::deque<QueuedMessage> memory_;  // guarded by mu_
@@ -172,13 +190,19 @@ class Channel : public std::enable_shared_from_this<Channel> {
   DeadlineQueue<InFlight, Clock::duration> in_flight_deadlines_;                   // guarded by mu_
   std::priority_queue<Deferred, std::vector<Deferred>, std::greater<>> deferred_;  // guarded by mu_
   std::unordered_map<ClientId, Slot> clients_;                                     // guarded by mu_
-  bool paused_ = false;                                                            // guarded by mu_
-  bool exiting_ = false;                                                           // guarded by mu_
-  bool refill_running_ = false;                                                    // guarded by mu_
-  int pending_spills_ = 0;            // guarded by mu_: writes not landed yet
-  std::condition_variable idle_cv_;   // refill_running_ or pending_spills_ dropped
-  std::int64_t disk_pending_ = 0;     // guarded by mu_: records believed in backend_
-  std::uint64_t disk_write_seq_ = 0;  // guarded by mu_: bumped after each spill lands
+  std::vector<ClientId> local_clients_;   // guarded by mu_: zone or region locality
+  std::size_t next_local_ = 0;            // guarded by mu_: round-robin start
+  std::int64_t handed_off_ = 0;           // guarded by mu_: in the slots' handoff
+  std::uint64_t zone_local_count_ = 0;    // guarded by mu_
+  std::uint64_t region_local_count_ = 0;  // guarded by mu_
+  std::uint64_t global_count_ = 0;        // guarded by mu_
+  bool paused_ = false;                   // guarded by mu_
+  bool exiting_ = false;                  // guarded by mu_
+  bool refill_running_ = false;           // guarded by mu_
+  int pending_spills_ = 0;                // guarded by mu_: writes not landed yet
+  std::condition_variable idle_cv_;       // refill_running_ or pending_spills_ dropped
+  std::int64_t disk_pending_ = 0;         // guarded by mu_: records believed in backend_
+  std::uint64_t disk_write_seq_ = 0;      // guarded by mu_: bumped after each spill lands
   Clock::time_point armed_until_ = Clock::time_point::max();  // guarded by mu_
   diskqueue::TimerThread::TaskId deadline_task_ = 0;          // guarded by mu_
   std::uint64_t message_count_ = 0;                           // guarded by mu_

@@ -119,7 +119,9 @@ std::error_code Channel::empty() {
     for (auto& [id, slot] : clients_) {
       slot.in_flight = 0;
       slot.waiting = true;
+      slot.handoff.clear();
     }
+    handed_off_ = 0;
   }
   std::error_code ec = backend_ ? backend_->empty() : std::error_code{};
   {
@@ -166,6 +168,9 @@ void Channel::close_for_shutdown() {
     auto keep = [&](const QueuedMessage& m) {
       if (m.disk_seq == 0) records.push_back(encode_record(m));
     };
+    for (auto& [id, slot] : clients_) {
+      for (auto& m : slot.handoff) keep(m);
+    }
     for (auto& m : from_disk_) keep(m);
     for (auto& m : memory_) keep(m);
     in_flight_.for_each([&](const MessageId&, InFlight& f) { keep(f.msg); });

@@ -444,6 +444,10 @@ stats::Topic Topic::snapshot(const std::string& channel_filter, bool include_cli
   std::vector<const LatencyStream*> streams;
   for (const auto& ch : all) {
     if (ch->latency()) streams.push_back(ch->latency());
+    const ChannelStats cs = ch->stats();
+    out.zone_local_msg_count += cs.zone_local;
+    out.region_local_msg_count += cs.region_local;
+    out.global_msg_count += cs.global;
     if (!channel_filter.empty() && ch->name() != channel_filter) continue;
     out.channels.push_back(ch->snapshot(include_clients));
   }

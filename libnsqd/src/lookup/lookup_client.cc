@@ -265,7 +265,12 @@ bool LookupClient::connect(Peer& peer) {
   std::string json = "{\"broadcast_address\":" + json::quote(id.broadcast_address) +
                      ",\"hostname\":" + json::quote(id.hostname) +
                      ",\"http_port\":" + std::to_string(id.http_port) +
-                     ",\"tcp_port\":" + std::to_string(id.tcp_port) + ",\"version\":\"1.3.0\"}";
+                     ",\"tcp_port\":" + std::to_string(id.tcp_port) + ",\"version\":\"1.3.0\"";
+  if (!id.topology_zone.empty()) json += ",\"topology_zone\":" + json::quote(id.topology_zone);
+  if (!id.topology_region.empty()) {
+    json += ",\"topology_region\":" + json::quote(id.topology_region);
+  }
+  json += '}';
   std::string identify = "  V1IDENTIFY\n";
   append_u32be(identify, static_cast<std::uint32_t>(json.size()));
   identify += json;

@@ -30,8 +30,10 @@ class LookupClient {
   struct Identity {
     std::string broadcast_address;
     std::string hostname;
-    int tcp_port = 0;   // broadcast TCP port
-    int http_port = 0;  // broadcast HTTP port
+    int tcp_port = 0;             // broadcast TCP port
+    int http_port = 0;            // broadcast HTTP port
+    std::string topology_region;  // sent only when set (Go master)
+    std::string topology_zone;
   };
   // Topic -> its channels, to register everything after a (re)connect.
   using Topology = std::vector<std::pair<std::string, std::vector<std::string>>>;

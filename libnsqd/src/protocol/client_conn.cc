@@ -404,9 +404,7 @@ void ClientConn::leave_channel() {
 
 void ClientConn::pump() {
   const std::shared_ptr<Channel>& channel = state_.channel();
-  if (state_.phase() != protocol::Phase::subscribed || !channel || closing_ || state_.rdy() <= 0) {
-    return;
-  }
+  if (state_.phase() != protocol::Phase::subscribed || !channel || closing_) return;
   const NegotiatedIdentify& settings = state_.settings();
   if (write_in_flight_ && out_.size() >= static_cast<std::size_t>(std::max<std::int64_t>(
                                              settings.output_buffer_size, 16384))) {

@@ -68,6 +68,8 @@ stats::Client ClientState::stats() const {
     c.client_id = settings_.client_id;
     c.hostname = settings_.hostname;
     c.user_agent = settings_.user_agent;
+    c.topology_region = settings_.topology_region;
+    c.topology_zone = settings_.topology_zone;
     c.state = static_cast<int>(phase_);
     c.ready_count = rdy_;
     c.sample_rate = settings_.sample_rate;

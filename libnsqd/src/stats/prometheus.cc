@@ -166,6 +166,10 @@ std::string render_prometheus(const stats::Snapshot& s) {
   Family c_def("nsq_channel_deferred_messages", "gauge", "Deferred messages of the channel.");
   Family c_clients("nsq_channel_clients", "gauge", "Consumers subscribed to the channel.");
   Family c_paused("nsq_channel_paused", "gauge", "1 when the channel is paused.");
+  // Topology-aware consumption only (--enable-experiment): absent otherwise.
+  Family c_local("nsq_channel_deliveries_by_locality_total", "counter",
+                 "Messages delivered to consumers in this nsqd's zone, its region, or elsewhere "
+                 "(topology-aware consumption).");
   Family c_e2e("nsq_channel_e2e_processing_latency_seconds", "summary",
                "End-to-end processing latency (publish to FIN) of the channel, rolling window.");
   Family c_e2e_n("nsq_channel_e2e_processing_latency_window_samples", "gauge",
@@ -214,6 +218,13 @@ std::string render_prometheus(const stats::Snapshot& s) {
       c_def.add(cl, c.deferred_count);
       c_clients.add(cl, c.client_count);
       c_paused.add(cl, std::int64_t{c.paused ? 1 : 0});
+      if (c.zone_local_msg_count + c.region_local_msg_count + c.global_msg_count > 0) {
+        for (const auto& [where, n] : {std::pair{"zone", c.zone_local_msg_count},
+                                       std::pair{"region", c.region_local_msg_count},
+                                       std::pair{"global", c.global_msg_count}}) {
+          c_local.add({{"topic", t.name}, {"channel", c.name}, {"locality", where}}, n);
+        }
+      }
       add_latency(c_e2e, c_e2e_n, cl, c.e2e);
       total_clients += c.client_count;
     }
@@ -237,12 +248,12 @@ std::string render_prometheus(const stats::Snapshot& s) {
   std::string out;
   out.reserve(4096);
   for (const Family* f :
-       {&up,        &health,  &info,       &start,    &clients,    &producers,  &t_msgs,
-        &t_bytes,   &t_depth, &t_bdepth,   &t_paused, &t_channels, &t_e2e,      &t_e2e_n,
-        &r_leader,  &r_epoch, &r_replicas, &r_isr,    &r_lag,      &c_msgs,     &c_req,
-        &c_tmo,     &c_depth, &c_bdepth,   &c_infl,   &c_def,      &c_clients,  &c_paused,
-        &c_e2e,     &c_e2e_n, &m_objects,  &m_idle,   &m_inuse,    &m_released, &m_nextgc,
-        &m_gcpause, &m_gcruns}) {
+       {&up,       &health,    &info,       &start,     &clients,    &producers, &t_msgs,
+        &t_bytes,  &t_depth,   &t_bdepth,   &t_paused,  &t_channels, &t_e2e,     &t_e2e_n,
+        &r_leader, &r_epoch,   &r_replicas, &r_isr,     &r_lag,      &c_msgs,    &c_req,
+        &c_tmo,    &c_depth,   &c_bdepth,   &c_infl,    &c_def,      &c_clients, &c_paused,
+        &c_local,  &c_e2e,     &c_e2e_n,    &m_objects, &m_idle,     &m_inuse,   &m_released,
+        &m_nextgc, &m_gcpause, &m_gcruns}) {
     f->write(out);
   }
   return out;

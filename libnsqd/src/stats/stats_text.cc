@@ -184,6 +184,12 @@ std::string render_stats_text(const stats::Snapshot& s, std::string_view version
               c.paused ? "   *P " : "      ", pad(c.name, 25).c_str(), c.depth, c.backend_depth,
               c.in_flight_count, c.deferred_count, c.requeue_count, c.timeout_count,
               c.message_count, ce2e.c_str());
+      if (c.zone_local_msg_count + c.region_local_msg_count + c.global_msg_count > 0) {
+        appendf(out,
+                "        delivered zone-local: %-8" PRIu64 " region-local: %-8" PRIu64
+                " global: %" PRIu64 "\n",
+                c.zone_local_msg_count, c.region_local_msg_count, c.global_msg_count);
+      }
       for (const auto& client : c.clients) {
         out += "        " + text::client_line(client, now_unix) + '\n';
       }

@@ -36,8 +36,9 @@ struct HttpApiTest : ::testing::Test {
       std::make_shared<spdlog::logger>("t", std::make_shared<spdlog::sinks::null_sink_mt>())};
 
   std::shared_ptr<Peer> add_peer(const std::string& id, const std::string& bcast, int http_port,
-                                 Time now) {
-    PeerInfo info{id, id, "host", bcast, 4150, http_port, "1.3.0"};
+                                 Time now, const std::string& zone = {},
+                                 const std::string& region = {}) {
+    PeerInfo info{id, id, "host", bcast, 4150, http_port, "1.3.0", zone, region};
     auto p = std::make_shared<Peer>(std::move(info), now);
     db.add_producer(Registration{"client", "", ""}, p);
     return p;
@@ -95,6 +96,16 @@ TEST_F(HttpApiTest, TopicsChannelsLookup) {
   EXPECT_EQ(get("/lookup", {{"topic", "t"}}, kT0 + 301s).body,
             R"({"channels":["c"],"producers":[]})");
   EXPECT_EQ(get("/nodes", {}, kT0 + 301s).body, R"({"producers":[]})");
+}
+
+// Go master: an nsqd's topology, when it sent one, follows its version.
+TEST_F(HttpApiTest, ProducersShowTheirTopologyWhenSet) {
+  auto p = add_peer("1.1.1.1:9", "nsqd1", 4151, kT0, "z1", "r1");
+  db.add_producer(Registration{"topic", "t", ""}, p);
+  EXPECT_EQ(get("/lookup", {{"topic", "t"}}).body,
+            R"({"channels":[],"producers":[{"remote_address":"1.1.1.1:9","hostname":"host",)"
+            R"("broadcast_address":"nsqd1","tcp_port":4150,"http_port":4151,"version":"1.3.0",)"
+            R"("topology_zone":"z1","topology_region":"r1"}]})");
 }
 
 TEST_F(HttpApiTest, TombstoneAndAdminActions) {

@@ -201,6 +201,30 @@ TEST(NsqdOptions, MaxDeferTimeoutFallsBackToMaxReqTimeout) {
   EXPECT_NE(config_exit("max_defer_timeout = \"soon\"\n").exit_code, 0);
 }
 
+// Go master's topology-aware consumption: flags, config keys, and an unknown
+// experiment refused at startup with the valid ones named.
+TEST(NsqdOptions, TopologyAndExperiments) {
+  const Options plain = parse_ok({});
+  EXPECT_FALSE(plain.topology_aware_consumption());
+  EXPECT_EQ(plain.topology_zone, "");
+  const Options o = parse_ok({"--topology-region=us-east", "-topology-zone", "us-east-1a",
+                              "--enable-experiment=topology-aware-consumption"});
+  EXPECT_EQ(o.topology_region, "us-east");
+  EXPECT_EQ(o.topology_zone, "us-east-1a");
+  EXPECT_TRUE(o.topology_aware_consumption());
+  const Options c = from_config(
+      "topology_region = \"eu\"\ntopology_zone = \"eu-1\"\n"
+      "enable_experiment = [\"topology-aware-consumption\"]\n");
+  EXPECT_EQ(c.topology_region, "eu");
+  EXPECT_EQ(c.topology_zone, "eu-1");
+  EXPECT_TRUE(c.topology_aware_consumption());
+  const ParseExit e = parse_exit({"--enable-experiment=warp-drive"});
+  EXPECT_EQ(e.exit_code, 1);
+  EXPECT_EQ(e.text,
+            "failed to instantiate nsqd - invalid --enable-experiment \"warp-drive\" (valid "
+            "options: 'topology-aware-consumption')");
+}
+
 TEST(NsqdOptions, DeprecatedFlagsHaveNoEffect) {
   const Options plain = parse_ok({});
   const Options o = parse_ok({"--verbose", "--worker-id"});

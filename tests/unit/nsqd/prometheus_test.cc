@@ -357,6 +357,22 @@ TEST(Prometheus, ReplicationOnlyInClusterMode) {
                   "\",replica=\"c:4150\"} 1234"));
 }
 
+TEST(Prometheus, DeliveriesByLocalityOnlyWithTopologyAwareConsumption) {
+  auto s = full_snapshot();
+  EXPECT_EQ(render_prometheus(s).find("locality"), std::string::npos);
+  auto& c = s.topics[0].channels[0];
+  c.zone_local_msg_count = 7;
+  c.global_msg_count = 2;
+  const auto out = render_prometheus(s);
+  ExpositionChecker checker;
+  EXPECT_EQ(checker.check(out), "") << out;
+  const std::string l = "nsq_channel_deliveries_by_locality_total{topic=\"" + s.topics[0].name +
+                        "\",channel=\"" + c.name + "\",locality=";
+  EXPECT_NE(out.find(l + "\"zone\"} 7\n"), std::string::npos) << out;
+  EXPECT_NE(out.find(l + "\"region\"} 0\n"), std::string::npos);
+  EXPECT_NE(out.find(l + "\"global\"} 2\n"), std::string::npos);
+}
+
 TEST(Prometheus, NoClientsOmitsProducerCount) {
   auto s = full_snapshot();
   s.include_clients = false;

@@ -151,6 +151,26 @@ TEST_F(StatsText, TopicsChannelsClientsProducers) {
             "2m45s\n");
 }
 
+// Topology-aware consumption: a line under the channel once it delivered.
+TEST_F(StatsText, DeliveriesByLocality) {
+  stats::Snapshot s;
+  s.start_time = 1700000000;
+  stats::Topic t;
+  t.name = "t";
+  stats::Channel c;
+  c.name = "c";
+  c.zone_local_msg_count = 5;
+  c.global_msg_count = 1;
+  t.channels.push_back(c);
+  t.channels.push_back(stats::Channel{});
+  s.topics.push_back(t);
+  const std::string out = render_stats_text(s, "nsqd v1.3.0", 1700000000);
+  EXPECT_NE(out.find("\n        delivered zone-local: 5        region-local: 0        global: 1\n"),
+            std::string::npos)
+      << out;
+  EXPECT_EQ(out.find("delivered"), out.rfind("delivered")) << "only where it delivered";
+}
+
 TEST_F(StatsText, ClientLinePadsIdAndHandlesOddAddresses) {
   stats::Client c;
   c.hostname = "h";

@@ -49,6 +49,11 @@ struct Client {
   bool authed = false;
   std::string auth_identity;
   std::string auth_identity_url;
+  // Topology-aware consumption (Go master): where this nsqd and the client run.
+  std::string node_topology_region;
+  std::string node_topology_zone;
+  std::string topology_region;
+  std::string topology_zone;
   std::vector<PubCount> pub_counts;
   bool tls = false;
   std::string tls_cipher_suite;
@@ -69,6 +74,11 @@ struct ChannelCounts {
   std::uint64_t message_count = 0;
   std::uint64_t requeue_count = 0;
   std::uint64_t timeout_count = 0;
+  // Deliveries by where the consumer runs, with topology-aware consumption
+  // (Go master's counters; 0 and left out of the JSON otherwise).
+  std::uint64_t zone_local_msg_count = 0;
+  std::uint64_t region_local_msg_count = 0;
+  std::uint64_t global_msg_count = 0;
   std::int64_t client_count = 0;
 
   // Messages in memory (Go's tools show depth - backend_depth as "mem").
@@ -107,6 +117,10 @@ struct Topic {
   std::int64_t backend_depth = 0;
   std::uint64_t message_count = 0;
   std::uint64_t message_bytes = 0;
+  // The sums of its channels' (Go master).
+  std::uint64_t zone_local_msg_count = 0;
+  std::uint64_t region_local_msg_count = 0;
+  std::uint64_t global_msg_count = 0;
   bool paused = false;
   Latency e2e;
   std::optional<Replication> replication;  // cluster mode only

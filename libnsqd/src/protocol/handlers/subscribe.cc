@@ -19,7 +19,10 @@ bool join(V2Client& client, const std::string& topic_name, const std::string& ch
     if (!topic) return client.fail(failed("SUB", "exiting"));
     auto channel = topic->get_or_create_channel(channel_name);
     if (!channel) continue;
-    switch (channel->add_client(client.state().id(), client.subscriber())) {
+    const NegotiatedIdentify& settings = client.state().settings();
+    const Locality locality =
+        locality_of(broker.options(), settings.topology_region, settings.topology_zone);
+    switch (channel->add_client(client.state().id(), client.subscriber(), locality)) {
       case Channel::AddResult::ok:
         client.state().subscribe(std::move(topic), std::move(channel));
         client.respond("OK");
