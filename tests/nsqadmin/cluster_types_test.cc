@@ -170,6 +170,46 @@ TEST(ClusterTypes, ASummedTopicShowsTheLeadersReplication) {
             R"("c:4150"],"isr":["a:4150","b:4150"],"lag":{"b:4150":0,"c:4150":42}})");
 }
 
+// Topology-aware consumption (Go master): counts summed over nodes and
+// shown when not zero; client and node topology shown when set.
+TEST(ClusterTypes, TopologyCountsAndFields) {
+  const std::string stats = R"({"topics":[{"topic_name":"t","message_count":9,
+    "zone_local_msg_count":5,"global_msg_count":4,"channels":[{"channel_name":"c",
+    "zone_local_msg_count":5,"global_msg_count":4,"clients":[{"client_id":"x",
+    "remote_address":"1.2.3.4:5","topology_zone":"z1","topology_region":"r1",
+    "node_topology_zone":"z1","node_topology_region":"r1"}]}]}]})";
+  auto a = parse_nsqd_stats(stats, 0).value()[0];
+  a.node = "n1";
+  TopicStats sum;
+  sum.add(a);
+  sum.add(a);
+  EXPECT_EQ(sum.zone_local_msg_count, 10u);
+  EXPECT_EQ(sum.global_msg_count, 8u);
+  EXPECT_EQ(sum.region_local_msg_count, 0u);
+  ASSERT_EQ(sum.channels.size(), 1u);
+  EXPECT_EQ(sum.channels[0].zone_local_msg_count, 10u);
+
+  JsonOut out;
+  out.channel(a.channels[0]);
+  const std::string json = out.take();
+  EXPECT_NE(json.find(R"("message_count":0,"zone_local_msg_count":5,"global_msg_count":4,)"
+                      R"("client_count":0)"),
+            std::string::npos)
+      << json;
+  EXPECT_NE(json.find(R"("auth_identity_url":"","node_topology_region":"r1",)"
+                      R"("node_topology_zone":"z1","topology_region":"r1","topology_zone":"z1",)"),
+            std::string::npos)
+      << json;
+
+  auto p = parse_lookupd_producers(
+      R"({"producers":[{"broadcast_address":"b","http_port":1,"version":"1.3.0",
+      "topology_zone":"z1","topology_region":"r1"}]})");
+  ASSERT_TRUE(p && p->size() == 1);
+  out.producer((*p)[0]);
+  EXPECT_NE(out.take().find(R"("version":"1.3.0","topology_zone":"z1","topology_region":"r1",)"),
+            std::string::npos);
+}
+
 TEST(ClusterJson, GoFieldNamesAndNullLists) {
   JsonOut out;
   Producer p;

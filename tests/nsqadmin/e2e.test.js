@@ -17,13 +17,20 @@ const net = require('node:net')
 const nodeHttp = require('node:http')
 const assert = require('node:assert/strict')
 
-// A minimal NSQ V2 consumer (SUB + RDY, FIN every message) counting deliveries.
-function consume(tcpPort, topic, channel) {
+// A minimal NSQ V2 consumer (IDENTIFY when given a body, SUB + RDY, FIN
+// every message) counting deliveries.
+function consume(tcpPort, topic, channel, identify) {
   const sock = net.connect(tcpPort, '127.0.0.1')
   const c = {received: 0, close: () => sock.destroy()}
   let buf = Buffer.alloc(0)
   sock.on('connect', () => {
     sock.write('  V2')
+    if (identify) {
+      const body = Buffer.from(JSON.stringify(identify))
+      const size = Buffer.alloc(4)
+      size.writeUInt32BE(body.length)
+      sock.write(Buffer.concat([Buffer.from('IDENTIFY\n'), size, body]))
+    }
     sock.write(`SUB ${topic} ${channel}\n`)
     sock.write('RDY 100\n')
   })
@@ -58,10 +65,13 @@ async function main() {
   const nsqd = []
   for (let i = 0; i < 2; i++) {
     const dataPath = tempDir('nsqadmin-e2e-')
+    // nsqd0 runs in zone z1 of region r1, with topology-aware consumption.
+    const topology = i === 0 ? ['--topology-region=r1', '--topology-zone=z1',
+      '--enable-experiment=topology-aware-consumption'] : []
     nsqd.push(await startServer(`nsqd${i}`, process.env.NSQD_BIN, [
       '--tcp-address=127.0.0.1:0', '--http-address=127.0.0.1:0', `--data-path=${dataPath}`,
       '--broadcast-address=127.0.0.1', `--lookupd-tcp-address=127.0.0.1:${lookupd.tcp}`,
-      '--e2e-processing-latency-percentile=0.99,0.5',
+      '--e2e-processing-latency-percentile=0.99,0.5', ...topology,
     ], ['TCP', 'HTTP']))
   }
   const admin = await startServer('nsqadmin', process.env.NSQADMIN_BIN, [
@@ -77,7 +87,8 @@ async function main() {
   await http(nsqd[1].http, 'POST', '/mpub?topic=e2e_depth', '1\n2\n3\n4\n5\n6\n7\n')
   await http(nsqd[0].http, 'POST', '/topic/create?topic=e2e_work')
   await http(nsqd[0].http, 'POST', '/channel/create?topic=e2e_work&channel=workers')
-  const consumer = consume(nsqd[0].tcp, 'e2e_work', 'workers')
+  const consumer = consume(nsqd[0].tcp, 'e2e_work', 'workers',
+    {topology_region: 'r1', topology_zone: 'z1'})
   await eventually('the consumer subscribed', async () => (await channelStats(nsqd[0], 'e2e_work', 'workers'))?.client_count === 1)
   await http(nsqd[0].http, 'POST', '/mpub?topic=e2e_work', 'x\ny\nz\n')
   await eventually('3 messages delivered', () => consumer.received === 3)
@@ -119,6 +130,10 @@ async function main() {
     await page.goto(`${base}/topics/e2e_work/workers`)
     await page.locator('[data-testid=channel-clients] tbody tr td', {hasText: '127.0.0.1'}).first().waitFor()
     assert.equal(await text('[data-testid=channel-connections]'), '1')
+    // Topology-aware consumption: deliveries by locality and the client's zone.
+    assert.equal(await text('[data-testid=channel-zone-local]'), '3')
+    assert.equal(await text('[data-testid=channel-global]'), '0')
+    assert.equal(await page.locator('[data-testid=channel-clients] td[data-locality=zone-local]').count(), 1)
     // nsqd measures end-to-end latency (--e2e-processing-latency-percentile).
     await page.locator('[data-testid=channel-latency] tbody tr').nth(1).waitFor()
     assert.equal(await page.locator('[data-testid=channel-latency] tbody tr').count(), 2)
@@ -149,6 +164,9 @@ async function main() {
     // Nodes, one node, lookup and counter pages.
     await page.goto(`${base}/nodes`)
     await waitText('[data-testid=node-count]', '(2)')
+    // nsqd0's topology, from its registration with nsqlookupd.
+    assert.deepEqual((await page.locator('[data-testid=node-topology]').allTextContents()).sort(),
+      ['', 'r1 / z1'])
     await shot('nodes')
     const nodeName = `127.0.0.1:${nsqd[0].http}`
     await page.locator(`[data-testid=nodes-table] tr[data-node="${nodeName}"] a`).first().click()

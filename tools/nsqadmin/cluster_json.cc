@@ -97,6 +97,8 @@ void JsonOut::producer(const Producer& p) {
   integer(p.http_port);
   key("version");
   string(p.version);
+  optional_string("topology_zone", p.topology_zone);
+  optional_string("topology_region", p.topology_region);
   key("topics");
   if (p.topics.empty()) {
     null();
@@ -164,6 +166,10 @@ void JsonOut::client(const ClientStats& c) {
   string(c.auth_identity);
   key("auth_identity_url");
   string(c.auth_identity_url);
+  optional_string("node_topology_region", c.node_topology_region);
+  optional_string("node_topology_zone", c.node_topology_zone);
+  optional_string("topology_region", c.topology_region);
+  optional_string("topology_zone", c.topology_zone);
   key("tls");
   boolean(c.tls);
   key("tls_cipher_suite");
@@ -175,6 +181,22 @@ void JsonOut::client(const ClientStats& c) {
   key("tls_negotiated_protocol_is_mutual");
   boolean(c.tls_negotiated_protocol_is_mutual);
   end_object();
+}
+
+void JsonOut::optional_string(std::string_view k, const std::string& v) {
+  if (v.empty()) return;
+  key(k);
+  string(v);
+}
+
+void JsonOut::locality_counts(std::uint64_t zone, std::uint64_t region, std::uint64_t global) {
+  for (const auto& [k, v] :
+       {std::pair{"zone_local_msg_count", zone}, std::pair{"region_local_msg_count", region},
+        std::pair{"global_msg_count", global}}) {
+    if (v == 0) continue;
+    key(k);
+    integer(static_cast<long long>(v));
+  }
 }
 
 void JsonOut::channel_fields(const ChannelStats& c) {
@@ -202,6 +224,7 @@ void JsonOut::channel_fields(const ChannelStats& c) {
   integer(c.timeout_count);
   key("message_count");
   integer(c.message_count);
+  locality_counts(c.zone_local_msg_count, c.region_local_msg_count, c.global_msg_count);
   key("client_count");
   integer(c.client_count);
   key("nodes");
@@ -249,6 +272,7 @@ void JsonOut::topic_fields(const TopicStats& t) {
   integer(t.backend_depth);
   key("message_count");
   integer(t.message_count);
+  locality_counts(t.zone_local_msg_count, t.region_local_msg_count, t.global_msg_count);
   key("nodes");
   if (t.node_stats.empty()) {
     null();

@@ -40,6 +40,9 @@ class JsonOut {
   void topic(const TopicStats& t);
   // nsqd's /stats "replication" object, as nsqd writes it.
   void replication(const stats::Replication& r);
+  // Go's omitempty: nothing when empty or zero.
+  void optional_string(std::string_view k, const std::string& v);
+  void locality_counts(std::uint64_t zone, std::uint64_t region, std::uint64_t global);
   // The fields of a stats object without the braces (Go embeds the struct in
   // the answer next to "message").
   void channel_fields(const ChannelStats& c);

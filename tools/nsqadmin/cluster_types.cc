@@ -113,6 +113,9 @@ TopicStats node_topic(const stats::Topic& t, std::int64_t start_time, std::int64
   s.backend_depth = t.backend_depth;
   s.memory_depth = t.depth - t.backend_depth;
   s.message_count = static_cast<std::int64_t>(t.message_count);
+  s.zone_local_msg_count = t.zone_local_msg_count;
+  s.region_local_msg_count = t.region_local_msg_count;
+  s.global_msg_count = t.global_msg_count;
   s.paused = t.paused;
   s.e2e_processing_latency = node_latency(t.e2e);
   s.replication = t.replication;
@@ -184,6 +187,9 @@ void TopicStats::add(const TopicStats& a) {
   memory_depth += a.memory_depth;
   backend_depth += a.backend_depth;
   message_count += a.message_count;
+  zone_local_msg_count += a.zone_local_msg_count;
+  region_local_msg_count += a.region_local_msg_count;
+  global_msg_count += a.global_msg_count;
   if (a.paused) paused = true;
   if (a.replication && (!replication || a.replication->role == "leader")) {
     replication = a.replication;
@@ -241,6 +247,8 @@ tl::expected<std::vector<Producer>, std::string> parse_lookupd_producers(const s
     producer.tcp_port = static_cast<int>(num(p, "tcp_port"));
     producer.http_port = static_cast<int>(num(p, "http_port"));
     producer.version = str(p, "version");
+    producer.topology_zone = str(p, "topology_zone");
+    producer.topology_region = str(p, "topology_region");
     const Value* topics = array(p, "topics");
     const Value* tombstones = array(p, "tombstones");
     if (topics != nullptr) {
@@ -280,6 +288,8 @@ tl::expected<Producer, std::string> parse_nsqd_info(const std::string& body) {
   p.hostname = str(*doc, "hostname");
   p.tcp_port = static_cast<int>(num(*doc, "tcp_port"));
   p.http_port = static_cast<int>(num(*doc, "http_port"));
+  p.topology_zone = str(*doc, "topology_zone");
+  p.topology_region = str(*doc, "topology_region");
   return p;
 }
 

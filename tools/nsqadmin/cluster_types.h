@@ -29,6 +29,8 @@ struct Producer {
   int tcp_port = 0;
   int http_port = 0;
   std::string version;
+  std::string topology_zone;  // Go master: when the node has one
+  std::string topology_region;
   std::vector<ProducerTopic> topics;
   bool out_of_date = false;  // older version than the newest node
 
@@ -91,6 +93,10 @@ struct TopicStats {
   std::int64_t memory_depth = 0;
   std::int64_t backend_depth = 0;
   std::int64_t message_count = 0;
+  // Topology-aware consumption (Go master): deliveries by consumer locality.
+  std::uint64_t zone_local_msg_count = 0;
+  std::uint64_t region_local_msg_count = 0;
+  std::uint64_t global_msg_count = 0;
   std::vector<TopicStats> node_stats;
   std::vector<ChannelStats> channels;
   bool paused = false;

@@ -222,6 +222,11 @@ void HttpApi::do_info(const Request&, const Reply& reply) {
           ",\"max_output_buffer_size\":" + std::to_string(o.max_output_buffer_size) +
           ",\"max_output_buffer_timeout\":" + std::to_string(o.max_output_buffer_timeout.count()) +
           ",\"max_deflate_level\":" + std::to_string(o.max_deflate_level);
+  // Go master: the node's topology, when it has one (nsqadmin shows it).
+  if (!o.topology_zone.empty()) json += ",\"topology_zone\":" + json::quote(o.topology_zone);
+  if (!o.topology_region.empty()) {
+    json += ",\"topology_region\":" + json::quote(o.topology_region);
+  }
   if (cluster_.replication) json += ",\"cluster\":true";  // ours; Go's /info otherwise
   json += '}';
   reply(v1_json(std::move(json)));

@@ -17,6 +17,33 @@ function features(c) {
   return f.map((x) => h('span', {class: 'badge'}, x))
 }
 
+// Topology-aware consumption (nsqd --enable-experiment): where a client runs
+// relative to its nsqd; '' when neither side has a topology.
+function locality(c) {
+  if (!c.topology_zone && !c.topology_region) return ''
+  if (c.node_topology_zone && c.topology_zone === c.node_topology_zone) return 'zone-local'
+  if (c.node_topology_region && c.topology_region === c.node_topology_region) return 'region-local'
+  return 'remote'
+}
+
+const closeness = {'zone-local': 0, 'region-local': 1, 'remote': 2, '': 3}
+
+// By node, then the closest first (as Go master's nsqadmin).
+function byNodeThenTopology(a, b) {
+  if (a.node !== b.node) return a.node < b.node ? -1 : 1
+  const d = closeness[locality(a)] - closeness[locality(b)]
+  if (d !== 0) return d
+  const ta = `${a.topology_region || ''}/${a.topology_zone || ''}`
+  const tb = `${b.topology_region || ''}/${b.topology_zone || ''}`
+  return ta < tb ? -1 : ta > tb ? 1 : 0
+}
+
+function topologyCell(cl) {
+  const where = [cl.topology_region, cl.topology_zone].filter(Boolean).join(' / ')
+  const l = locality(cl)
+  return h('td', {'data-locality': l}, where, l ? h('span', {class: 'badge'}, l) : null)
+}
+
 export const channelPage = {
   nav: 'topics',
   title: (p) => `Channel ${p.topic}/${p.channel}`,
@@ -27,6 +54,9 @@ export const channelPage = {
   render(c, ctx, p) {
     const {topic, channel} = p
     const r = rate(`channel:${topic}:${channel}`, c.message_count)
+    const clients = [...(c.clients || [])].sort(byNodeThenTopology)
+    const withTopology = clients.some((cl) => locality(cl) !== '')
+    const byLocality = c.zone_local_msg_count || c.region_local_msg_count || c.global_msg_count
     return h('section', null,
       h('h2', null, 'Topic ', ctx.link(`/topics/${enc(topic)}`, topic), ' / Channel ',
         h('span', {class: 'name', 'data-testid': 'channel-name'}, channel),
@@ -43,7 +73,10 @@ export const channelPage = {
         stat('Timed Out', num(c.timeout_count), 'channel-timed-out'),
         stat('Messages', num(c.message_count), 'channel-messages'),
         stat('Rate', rateText(r), 'channel-rate'),
-        stat('Connections', num(c.client_count), 'channel-connections')),
+        stat('Connections', num(c.client_count), 'channel-connections'),
+        byLocality ? stat('Zone-Local', num(c.zone_local_msg_count || 0), 'channel-zone-local') : null,
+        byLocality ? stat('Region-Local', num(c.region_local_msg_count || 0), 'channel-region-local') : null,
+        byLocality ? stat('Global', num(c.global_msg_count || 0), 'channel-global') : null),
       graphiteSection('channel-graphite', c.graphite),
       latencyTable('channel-latency', c.e2e_processing_latency),
       h('h3', null, 'Nodes'),
@@ -65,14 +98,16 @@ export const channelPage = {
         'no nsqd has this channel'),
       h('h3', null, 'Clients'),
       table('channel-clients',
-        ['Client Host', 'Client ID', 'Address', 'User-Agent', 'Features', 'NSQd Host', 'RDY',
+        ['Client Host', 'Client ID', 'Address', 'User-Agent', 'Features',
+          ...(withTopology ? ['Topology'] : []), 'NSQd Host', 'RDY',
           'In-Flight', 'Finished', 'Requeued', 'Messages', 'Connected'],
-        (c.clients || []).map((cl) => h('tr', null,
+        clients.map((cl) => h('tr', null,
           h('td', null, cl.hostname),
           h('td', null, cl.client_id),
           h('td', null, cl.remote_address),
           h('td', null, cl.user_agent || cl.version),
           h('td', null, features(cl)),
+          withTopology ? topologyCell(cl) : null,
           h('td', null, ctx.link(`/nodes/${enc(cl.node)}`, cl.node)),
           h('td', {class: 'num'}, num(cl.ready_count)),
           h('td', {class: 'num'}, num(cl.in_flight_count)),

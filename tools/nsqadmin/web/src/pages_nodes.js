@@ -12,11 +12,13 @@ export const nodesPage = {
   load: () => get('/api/nodes'),
   render(data, ctx) {
     const nodes = data.nodes || []
+    const withTopology = nodes.some((n) => n.topology_zone || n.topology_region)
     const addr = (n) => (n.broadcast_address.includes(':') ? `[${n.broadcast_address}]` : n.broadcast_address)
     return h('section', null,
       h('h2', null, 'NSQd Nodes ', h('span', {class: 'count', 'data-testid': 'node-count'}, `(${nodes.length})`)),
       table('nodes-table',
         ['Hostname', 'Broadcast Address', 'TCP Port', 'HTTP Port', 'Version',
+          withTopology ? 'Topology' : null,
           config.lookupd.length ? 'Lookupd Conns.' : null, 'Topics'].filter((x) => x !== null),
         nodes.map((n) => h('tr', {'data-node': `${addr(n)}:${n.http_port}`},
           h('td', null, n.hostname),
@@ -24,6 +26,8 @@ export const nodesPage = {
           h('td', {class: 'num'}, n.tcp_port),
           h('td', {class: 'num'}, n.http_port),
           h('td', null, n.version, n.out_of_date ? h('span', {class: 'badge warn'}, 'out of date') : null),
+          withTopology ? h('td', {'data-testid': 'node-topology'},
+            [n.topology_region, n.topology_zone].filter(Boolean).join(' / ')) : null,
           config.lookupd.length ? h('td', null, (n.remote_addresses || []).map((a) => h('div', null, a))) : null,
           h('td', null, (n.topics || []).map((t) => h('span', {class: t.tombstoned ? 'badge tombstoned' : 'badge'},
             ctx.link(`/topics/${enc(t.topic)}`, t.topic), t.tombstoned ? ' (tombstoned)' : ''))))),
