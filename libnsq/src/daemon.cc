@@ -4,6 +4,8 @@
 #include <spdlog/spdlog.h>
 
 #include <cstdio>
+#include <mutex>
+#include <optional>
 #include <utility>
 
 #include "nsq/config/daemon_options.h"
@@ -29,14 +31,44 @@ DaemonProcess::DaemonProcess(std::string program, const std::string& log_prefix,
   log_->info("{}", config::version_string(program_, config::compiler_name()));
 }
 
+DaemonServer::SignalAction DaemonServer::on_signal(int) { return SignalAction::stop; }
+
 int DaemonProcess::serve(DaemonServer& server) {
+  // A stop request wakes this thread's sigwait with a SIGTERM sent to it
+  // alone; the flag tells it from one sent by someone else.
+  struct StopRequest {
+    std::mutex mu;
+    std::optional<std::string> reason;
+  };
+  auto request = std::make_shared<StopRequest>();
+  const pthread_t waiter = pthread_self();
+  server.set_stop_request([request, waiter](std::string reason) {
+    {
+      std::lock_guard lock(request->mu);
+      if (request->reason) return;
+      request->reason = std::move(reason);
+    }
+    pthread_kill(waiter, SIGTERM);
+  });
   if (std::string error = server.start(); !error.empty()) {
     log_->critical("{}", error);
     return 1;
   }
-  int sig = 0;
-  sigwait(&signals_, &sig);
-  log_->info("signal {} received, shutting down", sig);
+  for (;;) {
+    int sig = 0;
+    sigwait(&signals_, &sig);
+    {
+      std::lock_guard lock(request->mu);
+      if (request->reason) {
+        log_->info("{}, shutting down", *request->reason);
+        break;
+      }
+    }
+    if (server.on_signal(sig) == DaemonServer::SignalAction::stop) {
+      log_->info("signal {} received, shutting down", sig);
+      break;
+    }
+  }
   server.stop();
   log_->info("{}: exited cleanly", program_);
   return 0;

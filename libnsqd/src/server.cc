@@ -16,13 +16,16 @@
 #include <unistd.h>
 #include <algorithm>
 #include <chrono>
+#include <csignal>
 #include <future>
+#include <mutex>
 #include <optional>
 #include <thread>
 #include <vector>
 
 #include "cluster/cluster_node.h"
 #include "core/broker.h"
+#include "core/drain_monitor.h"
 #include "core/worker_pool.h"
 #include "http/http_api.h"
 #include "lookup/lookup_client.h"
@@ -125,6 +128,9 @@ class Server final : public DaemonServer {
       auth_pool_ = std::make_unique<WorkerPool>(2);
       security_.auth_pool = auth_pool_.get();
     }
+
+    api_.set_lifecycle(
+        {[this] { begin_drain(); }, [this] { request_stop("PUT /config/shutdown received"); }});
 
     auto endpoint = parse_listen_address(o.tcp_address);
     if (!endpoint) return "failed to listen on " + o.tcp_address + " - not a host:port address";
@@ -244,7 +250,20 @@ class Server final : public DaemonServer {
     return {};
   }
 
+  SignalAction on_signal(int sig) override {
+    if (sig != SIGTERM || !broker_.options().sigterm_drains()) return SignalAction::stop;
+    if (!begin_drain()) {
+      log_->info("signal {} received: already draining (SIGINT or PUT /config/shutdown exits now)",
+                 sig);
+    }
+    return SignalAction::keep_running;
+  }
+
   void stop() override {
+    {
+      std::lock_guard lock(drain_mu_);
+      drain_monitor_.reset();
+    }
     // Stop accepting, on the acceptor's own thread.
     std::promise<void> closed;
     asio::post(io_.first(), [&] {
@@ -268,6 +287,15 @@ class Server final : public DaemonServer {
   }
 
  private:
+  // --sigterm=drain's SIGTERM or PUT /config/drain: false when already draining.
+  bool begin_drain() {
+    std::lock_guard lock(drain_mu_);
+    if (!broker_.start_draining()) return false;
+    drain_monitor_ = std::make_unique<DrainMonitor>(
+        broker_, [this] { request_stop("DRAIN: every topic and channel is delivered"); });
+    return true;
+  }
+
   // Go's answer on the plain HTTP listener when TLS is required.
   http::Response tls_required_response() const {
     return http::v1_response(403,
@@ -335,6 +363,8 @@ class Server final : public DaemonServer {
   // contexts they post their results to still exist.
   std::unique_ptr<WorkerPool> auth_pool_;
   int lock_fd_ = -1;
+  std::mutex drain_mu_;
+  std::unique_ptr<DrainMonitor> drain_monitor_;  // guarded by drain_mu_: while draining
 };
 
 }  // namespace

@@ -293,6 +293,14 @@ async function main() {
       graphite.close()
     }
 
+    // A draining nsqd (PUT /config/drain): its e2e_live message has no
+    // channel to go to, so it stays up, and its node page says it drains.
+    assert.equal((await http(nsqd[0].http, 'PUT', '/config/drain', '')).status, 200)
+    await page.goto(`${base}/nodes/${encodeURIComponent(nodeName)}`)
+    await page.locator('[data-testid=node-draining]').waitFor()
+    await shot('node-draining')
+    console.log('ok - the node page shows a draining nsqd')
+
     assert.deepEqual(consoleErrors, [], 'no script errors in the page')
   } finally {
     await browser.close()

@@ -377,6 +377,10 @@ class Api::Handlers {
     out.integer(total_messages);
     out.key("total_clients");
     out.integer(total_clients);
+    if (!stats.value.draining.empty()) {  // nsq-cpp: the node drains
+      out.key("draining");
+      out.boolean(true);
+    }
     if (graph_enabled()) {
       write_graphite(out, graphite::node_target(opts(), name, "message_count"),
                      graphite::node_charts(opts(), name));

@@ -287,10 +287,13 @@ Gathered<NsqdStats> ClusterInfo::nsqd_stats(const std::vector<Producer>& produce
     }
     if (!include_clients) url += "&include_clients=false";
     debug("CI: querying nsqd " + url);
+    using Parsed = std::pair<std::vector<TopicStats>, bool>;  // and draining
     auto body = get_v1(url, timeouts_);
-    if (!body)
-      return tl::expected<std::vector<TopicStats>, std::string>(tl::unexpect, body.error());
-    return parse_nsqd_stats(*body, now_seconds());
+    if (!body) return tl::expected<Parsed, std::string>(tl::unexpect, body.error());
+    bool draining = false;
+    auto topics = parse_nsqd_stats(*body, now_seconds(), &draining);
+    if (!topics) return tl::expected<Parsed, std::string>(tl::unexpect, topics.error());
+    return tl::expected<Parsed, std::string>(Parsed{std::move(*topics), draining});
   });
   Gathered<NsqdStats> out;
   for (std::size_t i = 0; i < results.size(); ++i) {
@@ -301,7 +304,8 @@ Gathered<NsqdStats> ClusterInfo::nsqd_stats(const std::vector<Producer>& produce
     }
     const std::string& node = addrs[i];
     const std::string& hostname = producers[i].hostname;
-    for (auto& t : *r) {
+    if (r->second) out.value.draining.push_back(node);
+    for (auto& t : r->first) {
       if (!topic.empty() && t.topic_name != topic) continue;
       t.node = node;
       t.hostname = hostname;

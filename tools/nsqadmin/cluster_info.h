@@ -40,6 +40,7 @@ struct NsqdStats {
   // Channels summed over nodes, keyed by channel name when one topic was
   // selected, else by "topic:channel".
   std::map<std::string, ChannelStats> channels;
+  std::vector<std::string> draining;  // nodes that drain (nsq-cpp), in query order
 };
 
 class ClusterInfo {

@@ -294,9 +294,11 @@ tl::expected<Producer, std::string> parse_nsqd_info(const std::string& body) {
 }
 
 tl::expected<std::vector<TopicStats>, std::string> parse_nsqd_stats(const std::string& body,
-                                                                    std::int64_t now_s) {
+                                                                    std::int64_t now_s,
+                                                                    bool* draining) {
   auto doc = stats::parse_stats_json(body);
   if (!doc) return tl::unexpected(std::string("invalid JSON response"));
+  if (draining) *draining = doc->draining;
   std::vector<TopicStats> out;
   // "topics": null (a filtered topic is missing) gives none.
   for (const auto& t : doc->topics) out.push_back(node_topic(t, doc->start_time, now_s));

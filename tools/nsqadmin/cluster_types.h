@@ -128,8 +128,10 @@ tl::expected<std::vector<std::string>, std::string> parse_string_array(const std
 tl::expected<Producer, std::string> parse_nsqd_info(const std::string& body);
 // nsqd /stats?format=json (parse_stats_json): its topics with channels and
 // clients. `now_s` (Unix seconds) gives each client's `connected` duration.
+// `draining`, when given, is set to whether the nsqd drains (nsq-cpp).
 tl::expected<std::vector<TopicStats>, std::string> parse_nsqd_stats(const std::string& body,
-                                                                    std::int64_t now_s);
+                                                                    std::int64_t now_s,
+                                                                    bool* draining = nullptr);
 
 // Numeric dotted-version order ("1.10.0" > "1.3.0"); a bad part counts as 0.
 bool version_less(const std::string& a, const std::string& b);

@@ -1,6 +1,7 @@
 #pragma once
 
 #include <csignal>
+#include <functional>
 #include <memory>
 #include <string>
 
@@ -17,6 +18,8 @@ int finish_parse(const config::ParseExit& exit);
 // A daemon's server (nsqd's, nsqlookupd's) as DaemonProcess runs it.
 class DaemonServer {
  public:
+  enum class SignalAction { stop, keep_running };
+
   virtual ~DaemonServer() = default;
   // Binds the listeners (logging "TCP: listening on <addr>", ...) and starts
   // serving on threads of its own. Returns a message on failure.
@@ -24,6 +27,24 @@ class DaemonServer {
   // After a successful start(): shuts down cleanly (no new connections,
   // clients closed, what must persist written) and returns when done.
   virtual void stop() = 0;
+  // SIGINT or SIGTERM arrived: stop (the default), or keep running because
+  // the server acts on it itself (nsqd --sigterm=drain).
+  virtual SignalAction on_signal(int sig);
+
+  // Set by DaemonProcess::serve before start(): how the server ends itself
+  // (a drain that finished, PUT /config/shutdown). Any thread; `reason` is
+  // logged instead of a signal's line.
+  void set_stop_request(std::function<void(std::string reason)> request) {
+    stop_request_ = std::move(request);
+  }
+
+ protected:
+  void request_stop(std::string reason) {
+    if (stop_request_) stop_request_(std::move(reason));
+  }
+
+ private:
+  std::function<void(std::string)> stop_request_;
 };
 
 // The process around a daemon's server, as Go's nsqd and nsqlookupd run:
@@ -45,7 +66,9 @@ class DaemonProcess {
   const std::shared_ptr<spdlog::logger>& log() const { return log_; }
 
   // start()s the server: a failure is logged at fatal level and gives exit
-  // code 1. Else waits for SIGINT or SIGTERM, then stop()s it and gives 0.
+  // code 1. Else waits for SIGINT or SIGTERM (that on_signal does not keep
+  // it running through) or the server's own stop request, then stop()s it
+  // and gives 0.
   int serve(DaemonServer& server);
 
  private:

@@ -162,6 +162,7 @@ requires Is<T, Snapshot>
 void visit(T& s, V& v) {
   v.value("version", s.version);
   v.value("health", s.health);
+  v.omit_empty("draining", s.draining);
   v.value("start_time", s.start_time);
   v.nullable("topics", s.topics, null_when(s.topics_null, true));
   v.optional("memory", s.memory);

@@ -129,6 +129,11 @@ struct Options {
   bool sync_publish = false;
   // --io-threads / `io_threads`: I/O threads (io_contexts); 0 = core count.
   int io_threads = 0;
+  // --sigterm / `sigterm`: what SIGTERM does. "clean-shutdown" (Go's: exit
+  // now, queues written to disk) or "drain" (refuse new messages, deliver what
+  // is queued, exit once everything is FIN'd). docs/operations.md.
+  std::string sigterm = "clean-shutdown";
+  bool sigterm_drains() const { return sigterm == "drain"; }
   // --enable-experiment (repeatable) / `enable_experiment` (Go master); the
   // only one is "topology-aware-consumption".
   std::vector<std::string> experiments;

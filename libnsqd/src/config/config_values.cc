@@ -48,6 +48,7 @@ const std::map<std::string, Render, std::less<>>& table() {
       {"topology_region", raw(&Options::topology_region)},
       {"topology_zone", raw(&Options::topology_zone)},
       {"enable_experiment", strings(&Options::experiments)},
+      {"sigterm", raw(&Options::sigterm)},
       {"data_path", raw(&Options::data_path)},
       {"mem_queue_size", integer(&Options::mem_queue_size)},
       {"max_bytes_per_file", integer(&Options::max_bytes_per_file)},
@@ -129,11 +130,21 @@ std::optional<ConfigValue> config_value(const Options& options, std::string_view
   if (it == t.end()) return std::nullopt;
   std::string body = it->second(options);
   // Strings go out raw; everything else is JSON.
-  static const char* const kStringKeys[] = {
-      "log_prefix",        "tcp_address",  "http_address",           "https_address",
-      "broadcast_address", "data_path",    "statsd_address",         "statsd_prefix",
-      "tls_cert",          "tls_key",      "tls_client_auth_policy", "tls_root_ca_file",
-      "topology_region",   "topology_zone"};
+  static const char* const kStringKeys[] = {"log_prefix",
+                                            "tcp_address",
+                                            "http_address",
+                                            "https_address",
+                                            "broadcast_address",
+                                            "data_path",
+                                            "statsd_address",
+                                            "statsd_prefix",
+                                            "tls_cert",
+                                            "tls_key",
+                                            "tls_client_auth_policy",
+                                            "tls_root_ca_file",
+                                            "topology_region",
+                                            "topology_zone",
+                                            "sigterm"};
   bool is_string = false;
   for (const char* k : kStringKeys) is_string = is_string || key == k;
   return ConfigValue{std::move(body), !is_string};

@@ -304,6 +304,10 @@ std::vector<OptionField> nsqd_option_fields() {
                      &O::sync_publish));
   f.push_back(option("io-threads", "[nsq-cpp] number of I/O threads (0 = number of CPU cores)",
                      &O::io_threads));
+  f.push_back(option("sigterm",
+                     "[nsq-cpp] on SIGTERM: 'clean-shutdown' (exit now) or 'drain' (refuse new "
+                     "messages, deliver the queued ones, then exit)",
+                     &O::sigterm));
   f.push_back(option("etcd-endpoints",
                      "[nsq-cpp] comma-separated etcd URLs (http://host:port); turns cluster "
                      "mode on (replicated topics)",

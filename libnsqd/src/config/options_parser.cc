@@ -86,6 +86,10 @@ tl::expected<void, std::string> check_options(Options& opts) {
                             "')");
     }
   }
+  if (opts.sigterm != "clean-shutdown" && opts.sigterm != "drain") {
+    return tl::unexpected("invalid --sigterm " + flags::go_quote(opts.sigterm) +
+                          " (valid options: 'clean-shutdown', 'drain')");
+  }
   if (opts.output_buffer_timeout.count() <= 0) {
     return tl::unexpected(std::string("--output-buffer-timeout must be > 0"));
   }

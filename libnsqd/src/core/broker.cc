@@ -230,6 +230,25 @@ void Broker::client_left(const std::string& topic_name, const std::string& chann
   }
 }
 
+bool Broker::start_draining() {
+  if (draining_.exchange(true)) return false;
+  log_->info(
+      "DRAIN: refusing new messages, topics and channels; exiting once every queue is "
+      "delivered");
+  return true;
+}
+
+bool Broker::drained() const {
+  for (const auto& topic : topics()) {
+    if (topic->stats().depth > 0) return false;
+    for (const auto& channel : topic->channels()) {
+      const ChannelStats s = channel->stats();
+      if (s.depth > 0 || s.in_flight > 0 || s.deferred > 0) return false;
+    }
+  }
+  return true;
+}
+
 bool Broker::healthy() const {
   std::lock_guard lock(health_mu_);
   return health_error_.empty();

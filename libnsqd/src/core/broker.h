@@ -89,6 +89,15 @@ class Broker {
   std::string health() const;
   void report_disk_result(std::error_code ec);
 
+  // Draining (--sigterm=drain, PUT /config/drain; docs/operations.md):
+  // clients may no longer publish nor create topics or channels; consumers
+  // go on until drained() and nsqd exits. One way: a drain is not undone.
+  bool draining() const noexcept { return draining_.load(std::memory_order_relaxed); }
+  // False when already draining.
+  bool start_draining();
+  // Every topic and channel empty, nothing in flight or deferred.
+  bool drained() const;
+
   // Clean shutdown after the connections are gone: every queue's memory,
   // in-flight and deferred messages to disk, nsqd.dat written.
   void close();
@@ -107,6 +116,7 @@ class Broker {
   std::shared_ptr<diskqueue::TimerThread> disk_syncs_;
   DiskWriter disk_writer_;
   std::atomic<Replication*> replication_{nullptr};
+  std::atomic<bool> draining_{false};
   QueueContext ctx_;
 
   mutable std::mutex mu_;

@@ -49,6 +49,10 @@ void HttpApi::do_topic(const std::string& action, const Request& req, const Repl
       }
       cluster_.place_topic(*name, n);
     }
+    if (broker_.draining() && !broker_.find_topic(*name)) {
+      reply(v1_error(503, "DRAINING"));
+      return;
+    }
     reply(broker_.get_or_create_topic(*name) ? ok_text() : v1_error(503, "EXITING"));
     return;
   }
@@ -86,6 +90,10 @@ void HttpApi::do_channel(const std::string& action, const Request& req, const Re
     return;
   }
   if (action == "create") {
+    if (broker_.draining() && !topic->find_channel(channel_name)) {
+      reply(v1_error(503, "DRAINING"));
+      return;
+    }
     reply(topic->get_or_create_channel(channel_name) ? ok_text() : v1_error(503, "EXITING"));
     return;
   }
@@ -123,6 +131,10 @@ void HttpApi::do_config(const std::string& opt, const Request& req, const Reply&
     auto v = config_value(o, opt);
     return v->json ? v1_json(v->body) : ok_text(v->body);
   };
+  if (opt == "drain" || opt == "shutdown") {
+    do_lifecycle(opt, req, reply);
+    return;
+  }
   if (req.method == "GET") {
     std::lock_guard lock(mu_);
     if (!config_value(runtime_, opt)) {
@@ -190,6 +202,27 @@ void HttpApi::do_config(const std::string& opt, const Request& req, const Reply&
     return;
   }
   reply(v1_error(400, "INVALID_OPTION"));
+}
+
+// Not options but actions (ours; docs/operations.md): PUT /config/drain
+// starts a drain (any body; GET shows whether one runs), PUT
+// /config/shutdown shuts down cleanly at once, even while draining.
+void HttpApi::do_lifecycle(const std::string& opt, const Request& req, const Reply& reply) {
+  if (req.method == "GET") {
+    if (opt == "drain") {
+      reply(v1_json(broker_.draining() ? "true" : "false"));
+    } else {
+      reply(v1_error(400, "INVALID_OPTION"));
+    }
+    return;
+  }
+  if (opt == "drain") {
+    if (lifecycle_.drain) lifecycle_.drain();
+    reply(v1_json("true"));
+    return;
+  }
+  reply(ok_text("OK"));
+  if (lifecycle_.shutdown) lifecycle_.shutdown();
 }
 
 std::vector<std::string> HttpApi::lookupd_tcp_addresses() const {

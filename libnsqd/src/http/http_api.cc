@@ -228,6 +228,7 @@ void HttpApi::do_info(const Request&, const Reply& reply) {
     json += ",\"topology_region\":" + json::quote(o.topology_region);
   }
   if (cluster_.replication) json += ",\"cluster\":true";  // ours; Go's /info otherwise
+  if (broker_.draining()) json += ",\"draining\":true";   // ours, while draining
   json += '}';
   reply(v1_json(std::move(json)));
 }
@@ -237,6 +238,7 @@ stats::Snapshot HttpApi::snapshot(const std::string& topic_filter,
                                   bool include_mem) const {
   stats::Snapshot s;
   s.health = broker_.health();
+  s.draining = broker_.draining();
   s.start_time = node_.start_time;
   s.include_clients = include_clients;
   if (include_mem) s.memory = process_memory();

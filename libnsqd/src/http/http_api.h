@@ -66,6 +66,14 @@ class HttpApi {
   };
   void set_cluster(Cluster cluster) { cluster_ = std::move(cluster); }
 
+  // PUT /config/drain and /config/shutdown (docs/operations.md), set before
+  // serving: start draining; shut down cleanly now.
+  struct Lifecycle {
+    std::function<void()> drain;
+    std::function<void()> shutdown;
+  };
+  void set_lifecycle(Lifecycle lifecycle) { lifecycle_ = std::move(lifecycle); }
+
  private:
   void route(const http::Request& req, const Reply& reply);
   void do_ping(const http::Request& req, const Reply& reply);
@@ -79,6 +87,7 @@ class HttpApi {
   void do_topic(const std::string& action, const http::Request& req, const Reply& reply);
   void do_channel(const std::string& action, const http::Request& req, const Reply& reply);
   void do_config(const std::string& opt, const http::Request& req, const Reply& reply);
+  void do_lifecycle(const std::string& opt, const http::Request& req, const Reply& reply);
   void publish(const std::string& topic, std::vector<std::string_view> bodies,
                std::chrono::milliseconds defer, bool forwarded, const Reply& reply);
 
@@ -86,7 +95,8 @@ class HttpApi {
   ConnRegistry& conns_;
   const NodeInfo node_;
   const std::shared_ptr<spdlog::logger> log_;
-  Cluster cluster_;  // set before serving; empty outside cluster mode
+  Cluster cluster_;      // set before serving; empty outside cluster mode
+  Lifecycle lifecycle_;  // set before serving
 
   mutable std::mutex mu_;
   Options runtime_;  // guarded by mu_: options with PUT /config changes applied

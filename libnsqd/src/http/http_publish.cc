@@ -35,6 +35,10 @@ bool is_forwarded(const Request& req) { return req.header(cluster::kForwardedHea
 
 void HttpApi::publish(const std::string& topic_name, std::vector<std::string_view> bodies,
                       std::chrono::milliseconds defer, bool forwarded, const Reply& reply) {
+  if (broker_.draining()) {
+    reply(v1_error(503, "DRAINING"));
+    return;
+  }
   auto topic = broker_.get_or_create_topic(topic_name);
   if (!topic) {
     reply(v1_error(503, "EXITING"));
@@ -110,6 +114,10 @@ std::optional<std::string> HttpApi::publish_topic(const Request& req, const Repl
   }
   if (!is_valid_topic_name(*topic)) {
     reply(v1_error(400, "INVALID_TOPIC"));
+    return std::nullopt;
+  }
+  if (broker_.draining()) {
+    reply(v1_error(503, "DRAINING"));
     return std::nullopt;
   }
   if (!broker_.get_or_create_topic(*topic)) {

@@ -124,6 +124,8 @@ std::string render_prometheus(const stats::Snapshot& s) {
   Family up("nsq_up", "gauge", "1 when nsqd answered this scrape.");
   Family health("nsq_health", "gauge", "1 when nsqd reports its health as OK, else 0.");
   Family info("nsq_info", "gauge", "nsqd version, as a label; always 1.");
+  Family draining("nsq_draining", "gauge",
+                  "1 while nsqd drains (refuses new messages, delivers the queued ones, exits).");
   Family start("nsq_start_time_seconds", "gauge",
                "Start time of nsqd since the Unix epoch in seconds.");
   Family clients("nsq_clients", "gauge", "Consumers subscribed to a channel.");
@@ -187,6 +189,7 @@ std::string render_prometheus(const stats::Snapshot& s) {
   health.add({}, std::int64_t{s.health == "OK" ? 1 : 0});
   info.add({{"version", s.version}}, std::int64_t{1});
   start.add({}, s.start_time);
+  draining.add({}, std::int64_t{s.draining ? 1 : 0});
 
   std::int64_t total_clients = 0;
   for (const auto& t : s.topics) {
@@ -248,12 +251,12 @@ std::string render_prometheus(const stats::Snapshot& s) {
   std::string out;
   out.reserve(4096);
   for (const Family* f :
-       {&up,       &health,    &info,       &start,     &clients,    &producers, &t_msgs,
-        &t_bytes,  &t_depth,   &t_bdepth,   &t_paused,  &t_channels, &t_e2e,     &t_e2e_n,
-        &r_leader, &r_epoch,   &r_replicas, &r_isr,     &r_lag,      &c_msgs,    &c_req,
-        &c_tmo,    &c_depth,   &c_bdepth,   &c_infl,    &c_def,      &c_clients, &c_paused,
-        &c_local,  &c_e2e,     &c_e2e_n,    &m_objects, &m_idle,     &m_inuse,   &m_released,
-        &m_nextgc, &m_gcpause, &m_gcruns}) {
+       {&up,         &health,   &draining,  &info,       &start,     &clients,    &producers,
+        &t_msgs,     &t_bytes,  &t_depth,   &t_bdepth,   &t_paused,  &t_channels, &t_e2e,
+        &t_e2e_n,    &r_leader, &r_epoch,   &r_replicas, &r_isr,     &r_lag,      &c_msgs,
+        &c_req,      &c_tmo,    &c_depth,   &c_bdepth,   &c_infl,    &c_def,      &c_clients,
+        &c_paused,   &c_local,  &c_e2e,     &c_e2e_n,    &m_objects, &m_idle,     &m_inuse,
+        &m_released, &m_nextgc, &m_gcpause, &m_gcruns}) {
     f->write(out);
   }
   return out;

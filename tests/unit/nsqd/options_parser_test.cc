@@ -225,6 +225,19 @@ TEST(NsqdOptions, TopologyAndExperiments) {
             "options: 'topology-aware-consumption')");
 }
 
+// Drain mode: --sigterm (ours) is clean-shutdown unless told to drain.
+TEST(NsqdOptions, Sigterm) {
+  EXPECT_FALSE(parse_ok({}).sigterm_drains());
+  EXPECT_TRUE(parse_ok({"--sigterm=drain"}).sigterm_drains());
+  EXPECT_TRUE(from_config("sigterm = \"drain\"\n").sigterm_drains());
+  EXPECT_FALSE(parse_ok({"-sigterm", "clean-shutdown"}).sigterm_drains());
+  const ParseExit e = parse_exit({"--sigterm=linger"});
+  EXPECT_EQ(e.exit_code, 1);
+  EXPECT_EQ(e.text,
+            "failed to instantiate nsqd - invalid --sigterm \"linger\" (valid options: "
+            "'clean-shutdown', 'drain')");
+}
+
 TEST(NsqdOptions, DeprecatedFlagsHaveNoEffect) {
   const Options plain = parse_ok({});
   const Options o = parse_ok({"--verbose", "--worker-id"});

@@ -281,6 +281,10 @@ TEST(Prometheus, MinimalSnapshot) {
             "# HELP nsq_health 1 when nsqd reports its health as OK, else 0.\n"
             "# TYPE nsq_health gauge\n"
             "nsq_health 0\n"
+            "# HELP nsq_draining 1 while nsqd drains (refuses new messages, delivers the queued "
+            "ones, exits).\n"
+            "# TYPE nsq_draining gauge\n"
+            "nsq_draining 0\n"
             "# HELP nsq_info nsqd version, as a label; always 1.\n"
             "# TYPE nsq_info gauge\n"
             "nsq_info{version=\"1.3.0\"} 1\n"
@@ -371,6 +375,15 @@ TEST(Prometheus, DeliveriesByLocalityOnlyWithTopologyAwareConsumption) {
   EXPECT_NE(out.find(l + "\"zone\"} 7\n"), std::string::npos) << out;
   EXPECT_NE(out.find(l + "\"region\"} 0\n"), std::string::npos);
   EXPECT_NE(out.find(l + "\"global\"} 2\n"), std::string::npos);
+}
+
+TEST(Prometheus, DrainingGauge) {
+  auto s = full_snapshot();
+  EXPECT_NE(render_prometheus(s).find("\nnsq_draining 0\n"), std::string::npos);
+  s.draining = true;
+  const auto out = render_prometheus(s);
+  EXPECT_EQ(ExpositionChecker().check(out), "") << out;
+  EXPECT_NE(out.find("\nnsq_draining 1\n"), std::string::npos);
 }
 
 TEST(Prometheus, NoClientsOmitsProducerCount) {

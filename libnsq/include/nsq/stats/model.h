@@ -147,9 +147,10 @@ struct Memory {
 struct Snapshot {
   std::string version = "1.3.0";
   std::string health = "OK";
-  std::int64_t start_time = 0;   // Unix seconds
-  std::vector<Topic> topics;     // sorted by name
-  bool topics_null = false;      // a topic filter named a topic that does not exist
+  bool draining = false;        // nsq-cpp: --sigterm=drain / PUT /config/drain; left out when false
+  std::int64_t start_time = 0;  // Unix seconds
+  std::vector<Topic> topics;    // sorted by name
+  bool topics_null = false;     // a topic filter named a topic that does not exist
   std::optional<Memory> memory;  // absent when include_mem=false
   bool include_clients = true;   // false: clients and producers render as null
   // TCP connections that published at least once; rendered as JSON null when

@@ -77,6 +77,7 @@ awaitable<std::error_code> write_spill(V2Client& client, DiskWrites spill) {
 // touched until this returns, because the read loop waits for it.
 awaitable<bool> publish(V2Client& client, std::string_view cmd, const std::string& topic_name,
                         std::vector<std::string_view> bodies, milliseconds defer) {
+  if (client.broker().draining()) co_return client.fail(failed(cmd, "draining"));
   auto topic = client.broker().get_or_create_topic(topic_name);
   if (!topic) co_return client.fail(failed(cmd, "exiting"));
   // Cluster mode: only the topic's leader, with enough replicas in sync, takes it.
@@ -159,6 +160,7 @@ awaitable<bool> mpub(V2Client& client, const CommandLine& command) {
   }
   const std::string no_channel;
   if (!co_await check_auth(client, "MPUB", topic, no_channel)) co_return false;
+  if (client.broker().draining()) co_return client.fail(failed("MPUB", "draining"));
   // nsqd creates the topic before it reads the body.
   if (!client.broker().get_or_create_topic(topic)) {
     co_return client.fail(failed("MPUB", "exiting"));

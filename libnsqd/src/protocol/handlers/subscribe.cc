@@ -13,6 +13,13 @@ namespace {
 
 bool join(V2Client& client, const std::string& topic_name, const std::string& channel_name) {
   Broker& broker = client.broker();
+  if (broker.draining()) {
+    // A consumer helps a drain; a new topic or channel would only hold it up.
+    auto existing = broker.find_topic(topic_name);
+    if (!existing || !existing->find_channel(channel_name)) {
+      return client.fail(failed("SUB", "draining"));
+    }
+  }
   // An ephemeral topic or channel may be going away right now: try twice.
   for (int attempt = 0; attempt < 2; ++attempt) {
     auto topic = broker.get_or_create_topic(topic_name);

@@ -44,7 +44,10 @@ export const nodePage = {
     let channels = 0
     for (const t of topics) channels += (t.channels || []).length
     return h('section', null,
-      h('h2', null, 'NSQd ', h('span', {class: 'name', 'data-testid': 'node-name'}, p.node)),
+      h('h2', null, 'NSQd ', h('span', {class: 'name', 'data-testid': 'node-name'}, p.node),
+        d.draining ? h('span', {class: 'badge warn', 'data-testid': 'node-draining'}, 'draining') : null),
+      d.draining ? h('p', {class: 'note'},
+        'Draining: it takes no new messages and exits once every queue is delivered.') : null,
       h('div', {class: 'stats'},
         stat('Topics', num(topics.length), 'node-topics'),
         stat('Channels', num(channels), 'node-channels'),
