@@ -52,7 +52,8 @@ struct Env {
       options,   *log,
       pool,      writer,
       deadlines, [](const std::string&) { return std::shared_ptr<diskqueue::DiskQueue>(); },
-      nullptr,   nullptr};
+      nullptr,   nullptr,
+      nullptr};
 };
 
 // One MPUB of 200 100-byte messages into a topic with N channels, then each

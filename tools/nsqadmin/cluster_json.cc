@@ -225,6 +225,19 @@ void JsonOut::channel_fields(const ChannelStats& c) {
   key("message_count");
   integer(c.message_count);
   locality_counts(c.zone_local_msg_count, c.region_local_msg_count, c.global_msg_count);
+  for (const auto& [k, v] : {std::pair{"expired_count", c.expired_count},
+                             std::pair{"dead_letter_count", c.dead_letter_count},
+                             std::pair{"discarded_count", c.discarded_count}}) {
+    if (v == 0) continue;  // nsq-cpp's, omitted when zero as nsqd does
+    key(k);
+    integer(static_cast<long long>(v));
+  }
+  if (c.max_attempts != 0) {
+    key("max_attempts");
+    integer(c.max_attempts);
+  }
+  optional_string("dead_letter_topic", c.dead_letter_topic);
+  optional_string("message_ttl", c.message_ttl);
   key("client_count");
   integer(c.client_count);
   key("nodes");

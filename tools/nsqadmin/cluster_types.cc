@@ -100,6 +100,9 @@ ChannelStats node_channel(const stats::Channel& c, const std::string& topic, std
   s.topic_name = topic;
   s.channel_name = c.name;
   s.paused = c.paused;
+  s.max_attempts = c.max_attempts;
+  s.dead_letter_topic = c.dead_letter_topic;
+  s.message_ttl = c.message_ttl;
   s.e2e_processing_latency = node_latency(c.e2e);
   for (const auto& client : c.clients) s.clients.push_back(node_client(client, now_s));
   return s;
@@ -169,6 +172,11 @@ void ChannelStats::add(const ChannelStats& a) {
   node = "*";
   ChannelCounts::add(a);
   if (a.paused) paused = true;
+  if (max_attempts == 0 && dead_letter_topic.empty() && message_ttl.empty()) {
+    max_attempts = a.max_attempts;
+    dead_letter_topic = a.dead_letter_topic;
+    message_ttl = a.message_ttl;
+  }
   ChannelStats per_node = a;
   per_node.node_stats.clear();
   node_stats.push_back(std::move(per_node));

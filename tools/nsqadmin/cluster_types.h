@@ -78,6 +78,10 @@ struct ChannelStats : stats::ChannelCounts {
   std::vector<ClientStats> clients;
   bool paused = false;
   LatencyAggregate e2e_processing_latency;
+  // nsq-cpp settings as a node reports them; summed, the first node's that has any.
+  std::int64_t max_attempts = 0;
+  std::string dead_letter_topic;
+  std::string message_ttl;
 
   // Go's ChannelStats.Add: sums a's counters into this (node becomes "*"),
   // keeps a as one of node_stats and takes its clients.

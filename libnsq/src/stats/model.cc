@@ -27,6 +27,9 @@ void ChannelCounts::add(const ChannelCounts& other) {
   zone_local_msg_count += other.zone_local_msg_count;
   region_local_msg_count += other.region_local_msg_count;
   global_msg_count += other.global_msg_count;
+  expired_count += other.expired_count;
+  dead_letter_count += other.dead_letter_count;
+  discarded_count += other.discarded_count;
   client_count += other.client_count;
 }
 

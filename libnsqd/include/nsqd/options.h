@@ -133,6 +133,11 @@ struct Options {
   // now, queues written to disk) or "drain" (refuse new messages, deliver what
   // is queued, exit once everything is FIN'd). docs/operations.md.
   std::string sigterm = "clean-shutdown";
+  // What a new topic (--default-message-ttl) or channel (the other two) gets:
+  // dead letters and TTL, docs/operations.md. 0 / "" = off.
+  std::int64_t default_max_attempts = 0;
+  std::string default_dead_letter_topic;
+  Duration default_message_ttl = Duration::zero();
   bool sigterm_drains() const { return sigterm == "drain"; }
   // --enable-experiment (repeatable) / `enable_experiment` (Go master); the
   // only one is "topology-aware-consumption".

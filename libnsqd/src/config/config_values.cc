@@ -49,6 +49,9 @@ const std::map<std::string, Render, std::less<>>& table() {
       {"topology_zone", raw(&Options::topology_zone)},
       {"enable_experiment", strings(&Options::experiments)},
       {"sigterm", raw(&Options::sigterm)},
+      {"default_max_attempts", integer(&Options::default_max_attempts)},
+      {"default_dead_letter_topic", raw(&Options::default_dead_letter_topic)},
+      {"default_message_ttl", nanos(&Options::default_message_ttl)},
       {"data_path", raw(&Options::data_path)},
       {"mem_queue_size", integer(&Options::mem_queue_size)},
       {"max_bytes_per_file", integer(&Options::max_bytes_per_file)},
@@ -144,7 +147,8 @@ std::optional<ConfigValue> config_value(const Options& options, std::string_view
                                             "tls_root_ca_file",
                                             "topology_region",
                                             "topology_zone",
-                                            "sigterm"};
+                                            "sigterm",
+                                            "default_dead_letter_topic"};
   bool is_string = false;
   for (const char* k : kStringKeys) is_string = is_string || key == k;
   return ConfigValue{std::move(body), !is_string};

@@ -308,6 +308,18 @@ std::vector<OptionField> nsqd_option_fields() {
                      "[nsq-cpp] on SIGTERM: 'clean-shutdown' (exit now) or 'drain' (refuse new "
                      "messages, deliver the queued ones, then exit)",
                      &O::sigterm));
+  f.push_back(option("default-max-attempts",
+                     "[nsq-cpp] a new channel's max_attempts: a message timed out or REQ'd "
+                     "after this many attempts leaves it (0 = off)",
+                     &O::default_max_attempts));
+  f.push_back(option("default-dead-letter-topic",
+                     "[nsq-cpp] a new channel's dead_letter_topic: where messages out of "
+                     "attempts or past their TTL go (empty = dropped)",
+                     &O::default_dead_letter_topic));
+  f.push_back(option("default-message-ttl",
+                     "[nsq-cpp] a new topic's message_ttl: older messages are not delivered "
+                     "(0 = off)",
+                     &O::default_message_ttl));
   f.push_back(option("etcd-endpoints",
                      "[nsq-cpp] comma-separated etcd URLs (http://host:port); turns cluster "
                      "mode on (replicated topics)",

@@ -1,10 +1,12 @@
 #include "nsqd/options_parser.h"
 
 #include "config/option_fields.h"
+#include "core/queue_settings.h"
 #include "nsq/config/coerce.h"
 #include "nsq/config/config_file.h"
 #include "nsq/config/option_table.h"
 #include "nsq/flags/go_strconv.h"
+#include "nsq/names.h"
 
 namespace nsq::nsqd {
 namespace {
@@ -85,6 +87,18 @@ tl::expected<void, std::string> check_options(Options& opts) {
                             " (valid options: '" + std::string(Options::kTopologyAwareConsumption) +
                             "')");
     }
+  }
+  if (opts.default_max_attempts < 0 || opts.default_max_attempts > QueueSettings::kMaxAttempts) {
+    return tl::unexpected(std::string("--default-max-attempts must be in 0..65535"));
+  }
+  if (!opts.default_dead_letter_topic.empty() &&
+      !is_valid_topic_name(opts.default_dead_letter_topic)) {
+    return tl::unexpected("invalid --default-dead-letter-topic " +
+                          flags::go_quote(opts.default_dead_letter_topic));
+  }
+  if (opts.default_message_ttl < Options::Duration::zero() ||
+      opts.default_message_ttl > QueueSettings::kMaxTtl) {
+    return tl::unexpected(std::string("--default-message-ttl must be in 0..87600h"));
   }
   if (opts.sigterm != "clean-shutdown" && opts.sigterm != "drain") {
     return tl::unexpected("invalid --sigterm " + flags::go_quote(opts.sigterm) +

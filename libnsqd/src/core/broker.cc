@@ -8,6 +8,7 @@
 #include "core/read_file.h"
 #include "diskqueue/atomic_file.h"
 #include "nsq/names.h"
+#include "nsqd/errc.h"
 
 namespace nsq::nsqd {
 namespace {
@@ -49,7 +50,29 @@ Broker::Broker(Options options, std::shared_ptr<spdlog::logger> log)
                hook = hooks_.registration_changed;
              }
              if (hook) hook(added, topic, channel);
+           },
+           [this](const std::string& topic, std::vector<std::string> bodies,
+                  std::function<void(std::error_code)> done) {
+             publish_dead_letters(topic, std::move(bodies), std::move(done));
            }} {}
+
+// A channel's dead letters: published as new messages of `topic_name` on
+// this node (in cluster mode too: not replicated), written like a publish.
+void Broker::publish_dead_letters(const std::string& topic_name, std::vector<std::string> bodies,
+                                  std::function<void(std::error_code)> done) {
+  auto topic = get_or_create_topic(topic_name);
+  if (!topic) {
+    done(make_error_code(errc::exiting));
+    return;
+  }
+  const std::vector<std::string_view> views(bodies.begin(), bodies.end());
+  DiskWrites spill;
+  if (std::error_code ec = topic->publish(views, std::chrono::milliseconds(0), spill)) {
+    done(ec);
+    return;
+  }
+  disk_writer_.submit_async(std::move(spill), std::move(done));
+}
 
 void Broker::set_lookup_hooks(LookupHooks hooks) {
   std::lock_guard lock(hooks_mu_);
@@ -297,10 +320,15 @@ std::error_code Broker::save_metadata() {
   metadata::Topology topology;
   for (const auto& topic : topics()) {
     if (topic->ephemeral()) continue;
-    metadata::TopicEntry t{topic->name(), topic->paused(), {}};
+    metadata::TopicEntry t{topic->name(), topic->paused(), {}, {}};
+    if (const QueueSettings ts = topic->settings(); !ts.is_default()) {
+      t.settings = settings_json(ts, SettingsScope::topic);
+    }
     for (const auto& ch : topic->channels()) {
       if (ch->ephemeral()) continue;
-      t.channels.push_back({ch->name(), ch->paused()});
+      const QueueSettings cs = ch->settings();
+      t.channels.push_back({ch->name(), ch->paused(),
+                            cs.is_default() ? "" : settings_json(cs, SettingsScope::channel)});
     }
     topology.topics.push_back(std::move(t));
   }
@@ -308,6 +336,31 @@ std::error_code Broker::save_metadata() {
   std::error_code ec = diskqueue::write_file_atomic(path, metadata::encode(topology));
   if (ec) log_->error("failed to persist metadata {} - {}", path.string(), ec.message());
   return ec;
+}
+
+// Our settings in nsqd.dat. A bad one is logged and left at its default:
+// the topology itself loaded, and one bad field should not stop nsqd.
+void Broker::apply_stored_settings(const std::string& path, std::string_view text) {
+  for (const auto& stored : metadata::decode_settings(text)) {
+    auto topic = find_topic(stored.topic);
+    if (!topic) continue;
+    const bool of_channel = !stored.channel.empty();
+    auto channel = of_channel ? topic->find_channel(stored.channel) : nullptr;
+    if (of_channel && !channel) continue;
+    auto settings =
+        apply_settings_json(of_channel ? channel->settings() : topic->settings(), stored.json,
+                            of_channel ? SettingsScope::channel : SettingsScope::topic);
+    if (!settings) {
+      log_->warn("{}: ignoring the settings of {}{}{} - {}", path, stored.topic,
+                 of_channel ? ":" : "", stored.channel, settings.error());
+      continue;
+    }
+    if (of_channel) {
+      channel->set_settings(std::move(*settings));
+    } else {
+      topic->set_settings(std::move(*settings));
+    }
+  }
 }
 
 tl::expected<void, std::string> Broker::load_metadata() {
@@ -343,6 +396,7 @@ tl::expected<void, std::string> Broker::load_metadata() {
       if (channel && c.paused) channel->pause();
     }
   }
+  apply_stored_settings(path.string(), **text);
   {
     std::lock_guard lock(mu_);
     loading_ = false;

@@ -104,6 +104,9 @@ class Broker {
 
  private:
   std::shared_ptr<diskqueue::DiskQueue> open_backend(const std::string& queue_name);
+  void publish_dead_letters(const std::string& topic_name, std::vector<std::string> bodies,
+                            std::function<void(std::error_code)> done);
+  void apply_stored_settings(const std::string& path, std::string_view text);
   void schedule_metadata_save();
 
   const Options options_;

@@ -7,6 +7,7 @@
 #include <functional>
 
 #include "core/worker_pool.h"
+#include "nsq/flags/go_duration.h"
 #include "nsq/names.h"
 
 namespace nsq::nsqd {
@@ -200,14 +201,19 @@ std::size_t Channel::remove_client(ClientId id) {
 void Channel::take(ClientId id, std::int64_t rdy, std::int64_t max_count, int sample_rate,
                    std::chrono::nanoseconds msg_timeout, std::vector<QueuedMessage>& out) {
   std::vector<std::shared_ptr<Subscriber>> wake;
-  take_collecting_wakes(id, rdy, max_count, sample_rate, msg_timeout, out, wake);
+  DeadLetters letters;
+  take_collecting(id, rdy, max_count, sample_rate, msg_timeout, out, wake, letters);
   wake_all(wake);
+  send_dead_letters(std::move(letters));
 }
 
-void Channel::take_collecting_wakes(ClientId id, std::int64_t rdy, std::int64_t max_count,
-                                    int sample_rate, std::chrono::nanoseconds msg_timeout,
-                                    std::vector<QueuedMessage>& out,
-                                    std::vector<std::shared_ptr<Subscriber>>& wake) {
+// take() under mu_, collecting whom to wake and what to dead-letter once
+// the lock is released.
+void Channel::take_collecting(ClientId id, std::int64_t rdy, std::int64_t max_count,
+                              int sample_rate, std::chrono::nanoseconds msg_timeout,
+                              std::vector<QueuedMessage>& out,
+                              std::vector<std::shared_ptr<Subscriber>>& wake,
+                              DeadLetters& letters) {
   std::lock_guard lock(mu_);
   auto it = clients_.find(id);
   if (it == clients_.end() || exiting_) return;
@@ -230,6 +236,8 @@ void Channel::take_collecting_wakes(ClientId id, std::int64_t rdy, std::int64_t 
   Clock::time_point now = Clock::now();
   const auto lane = std::chrono::duration_cast<Clock::duration>(msg_timeout);
   Clock::time_point deadline = now + lane;
+  const std::int64_t ttl_ns = ttl_locked().count();
+  const std::int64_t now_ns = ttl_ns > 0 ? unix_nanos() : 0;
   std::int64_t taken = 0;
   while (taken < room) {
     QueuedMessage m;
@@ -245,6 +253,10 @@ void Channel::take_collecting_wakes(ClientId id, std::int64_t rdy, std::int64_t 
       memory_.pop_front();
     } else {
       break;
+    }
+    if (ttl_ns > 0 && now_ns - m.msg->timestamp() > ttl_ns) {
+      leave_locked(std::move(m), true, letters);
+      continue;
     }
     // sample_rate n keeps roughly n+1 of every 100 messages (NSQ's rule).
     if (sample_rate > 0 && static_cast<int>(rng_() % 100) > sample_rate) {
@@ -315,6 +327,7 @@ Channel::AckResult Channel::finish_locked(ClientId id, const MessageId& msg) {
 Channel::AckResult Channel::requeue(ClientId id, const MessageId& msg,
                                     std::chrono::milliseconds delay, DiskWrites& spill) {
   std::vector<std::shared_ptr<Subscriber>> wake;
+  DeadLetters letters;
   {
     std::lock_guard lock(mu_);
     AckResult found = AckResult::not_in_flight;
@@ -332,7 +345,9 @@ Channel::AckResult Channel::requeue(ClientId id, const MessageId& msg,
     if (found != AckResult::ok) return found;
     if (auto c = clients_.find(id); c != clients_.end()) --c->second.in_flight;
     ++requeue_count_;
-    if (delay.count() > 0) {
+    if (exhausted_locked(m)) {
+      leave_locked(std::move(m), false, letters);
+    } else if (delay.count() > 0) {
       // Its block-mates are long gone by the time it is due: it does not
       // keep their memory meanwhile.
       m.msg = m.msg.alone();
@@ -347,6 +362,7 @@ Channel::AckResult Channel::requeue(ClientId id, const MessageId& msg,
     }
   }
   wake_all(wake);
+  send_dead_letters(std::move(letters));
   return AckResult::ok;
 }
 
@@ -381,6 +397,7 @@ void Channel::on_deadline() { process_deadlines(Clock::now()); }
 void Channel::process_deadlines(Clock::time_point now) {
   std::vector<std::shared_ptr<Subscriber>> wake;
   DiskWrites spill;
+  DeadLetters letters;
   {
     std::lock_guard lock(mu_);
     if (now >= armed_until_) armed_until_ = Clock::time_point::max();
@@ -396,7 +413,11 @@ void Channel::process_deadlines(Clock::time_point now) {
       }
       QueuedMessage m = std::move(f->msg);
       in_flight_.erase(m.msg->id());
-      enqueue_locked(std::move(m), spill);
+      if (exhausted_locked(m)) {
+        leave_locked(std::move(m), false, letters);
+      } else {
+        enqueue_locked(std::move(m), spill);
+      }
     }
     while (!deferred_.empty() && deferred_.top().due <= now) {
       QueuedMessage m = deferred_.top().msg;
@@ -413,6 +434,7 @@ void Channel::process_deadlines(Clock::time_point now) {
   // Not on the deadline thread, so other channels' deadlines stay on time.
   ctx_.disk_writer.submit_async(std::move(spill), nullptr);
   wake_all(wake);
+  send_dead_letters(std::move(letters));
 }
 
 void Channel::pause() {
@@ -458,6 +480,9 @@ ChannelStats Channel::stats() const {
   s.zone_local = zone_local_count_;
   s.region_local = region_local_count_;
   s.global = global_count_;
+  s.expired = expired_count_;
+  s.dead_lettered = dead_letter_count_;
+  s.discarded = discarded_count_;
   s.clients = clients_.size();
   s.paused = paused_;
   return s;
@@ -478,6 +503,17 @@ stats::Channel Channel::snapshot(bool include_clients) const {
   out.zone_local_msg_count = s.zone_local;
   out.region_local_msg_count = s.region_local;
   out.global_msg_count = s.global;
+  out.expired_count = s.expired;
+  out.dead_letter_count = s.dead_lettered;
+  out.discarded_count = s.discarded;
+  {
+    std::lock_guard lock(mu_);
+    out.max_attempts = settings_.max_attempts;
+    out.dead_letter_topic = settings_.dead_letter_topic;
+    if (settings_.message_ttl.count() > 0) {
+      out.message_ttl = flags::format_go_duration(settings_.message_ttl);
+    }
+  }
   out.client_count = static_cast<std::int64_t>(s.clients);
   out.paused = s.paused;
   if (e2e_) out.e2e = e2e_->snapshot(Clock::now());

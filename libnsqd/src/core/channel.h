@@ -21,6 +21,7 @@
 #include "core/id_table.h"
 #include "core/locality.h"
 #include "core/message.h"
+#include "core/queue_settings.h"
 #include "core/read_commits.h"
 #include "nsq/stats/model.h"
 #include "stats/quantile.h"
@@ -46,6 +47,9 @@ struct ChannelStats {
   std::int64_t depth = 0, backend_depth = 0, in_flight = 0, deferred = 0;
   std::uint64_t message_count = 0, requeue_count = 0, timeout_count = 0;
   std::uint64_t zone_local = 0, region_local = 0, global = 0;  // topology-aware deliveries
+  // Left without a FIN: past their TTL; sent to the dead-letter topic;
+  // dropped for want of one (docs/operations.md).
+  std::uint64_t expired = 0, dead_lettered = 0, discarded = 0;
   std::size_t clients = 0;
   bool paused = false;
 };
@@ -98,6 +102,11 @@ class Channel : public std::enable_shared_from_this<Channel> {
   void unpause();
   bool paused() const;
 
+  // Dead letters and TTL (docs/operations.md); the topic's TTL applies too.
+  void set_settings(QueueSettings settings);
+  QueueSettings settings() const;
+  void set_topic_ttl(std::chrono::milliseconds ttl);
+
   // Cluster mode (Topic::set_ledger): told what this channel finishes.
   void set_ledger(std::shared_ptr<DeliveryLedger> ledger);
 
@@ -145,11 +154,20 @@ class Channel : public std::enable_shared_from_this<Channel> {
     std::size_t operator()(const MessageId& id) const noexcept;
   };
 
-  void take_collecting_wakes(ClientId id, std::int64_t rdy, std::int64_t max_count, int sample_rate,
-                             std::chrono::nanoseconds msg_timeout, std::vector<QueuedMessage>& out,
-                             std::vector<std::shared_ptr<Subscriber>>& wake);
   AckResult finish_locked(ClientId id, const MessageId& msg);
   void enqueue_locked(QueuedMessage m, DiskWrites& spill);
+  // channel_dead_letters.cc
+  struct DeadLetters {
+    std::string topic;
+    std::vector<QueuedMessage> messages;  // durable_: released once written there
+  };
+  void take_collecting(ClientId id, std::int64_t rdy, std::int64_t max_count, int sample_rate,
+                       std::chrono::nanoseconds msg_timeout, std::vector<QueuedMessage>& out,
+                       std::vector<std::shared_ptr<Subscriber>>& wake, DeadLetters& letters);
+  std::chrono::nanoseconds ttl_locked() const;
+  void leave_locked(QueuedMessage m, bool expired, DeadLetters& out);
+  bool exhausted_locked(const QueuedMessage& m) const;
+  void send_dead_letters(DeadLetters letters);
   // channel_topology.cc
   bool hand_off_locked(QueuedMessage& m);
   void take_back_locked(Slot& slot);
@@ -190,19 +208,24 @@ class Channel : public std::enable_shared_from_this<Channel> {
   DeadlineQueue<InFlight, Clock::duration> in_flight_deadlines_;                   // guarded by mu_
   std::priority_queue<Deferred, std::vector<Deferred>, std::greater<>> deferred_;  // guarded by mu_
   std::unordered_map<ClientId, Slot> clients_;                                     // guarded by mu_
-  std::vector<ClientId> local_clients_;   // guarded by mu_: zone or region locality
-  std::size_t next_local_ = 0;            // guarded by mu_: round-robin start
-  std::int64_t handed_off_ = 0;           // guarded by mu_: in the slots' handoff
-  std::uint64_t zone_local_count_ = 0;    // guarded by mu_
-  std::uint64_t region_local_count_ = 0;  // guarded by mu_
-  std::uint64_t global_count_ = 0;        // guarded by mu_
-  bool paused_ = false;                   // guarded by mu_
-  bool exiting_ = false;                  // guarded by mu_
-  bool refill_running_ = false;           // guarded by mu_
-  int pending_spills_ = 0;                // guarded by mu_: writes not landed yet
-  std::condition_variable idle_cv_;       // refill_running_ or pending_spills_ dropped
-  std::int64_t disk_pending_ = 0;         // guarded by mu_: records believed in backend_
-  std::uint64_t disk_write_seq_ = 0;      // guarded by mu_: bumped after each spill lands
+  std::vector<ClientId> local_clients_;     // guarded by mu_: zone or region locality
+  std::size_t next_local_ = 0;              // guarded by mu_: round-robin start
+  std::int64_t handed_off_ = 0;             // guarded by mu_: in the slots' handoff
+  std::uint64_t zone_local_count_ = 0;      // guarded by mu_
+  std::uint64_t region_local_count_ = 0;    // guarded by mu_
+  std::uint64_t global_count_ = 0;          // guarded by mu_
+  QueueSettings settings_;                  // guarded by mu_
+  std::chrono::milliseconds topic_ttl_{0};  // guarded by mu_
+  std::uint64_t expired_count_ = 0;         // guarded by mu_
+  std::uint64_t dead_letter_count_ = 0;     // guarded by mu_
+  std::uint64_t discarded_count_ = 0;       // guarded by mu_
+  bool paused_ = false;                     // guarded by mu_
+  bool exiting_ = false;                    // guarded by mu_
+  bool refill_running_ = false;             // guarded by mu_
+  int pending_spills_ = 0;                  // guarded by mu_: writes not landed yet
+  std::condition_variable idle_cv_;         // refill_running_ or pending_spills_ dropped
+  std::int64_t disk_pending_ = 0;           // guarded by mu_: records believed in backend_
+  std::uint64_t disk_write_seq_ = 0;        // guarded by mu_: bumped after each spill lands
   Clock::time_point armed_until_ = Clock::time_point::max();  // guarded by mu_
   diskqueue::TimerThread::TaskId deadline_task_ = 0;          // guarded by mu_
   std::uint64_t message_count_ = 0;                           // guarded by mu_

@@ -51,6 +51,12 @@ struct QueueContext {
   std::function<void()> topology_changed;
   // A topic (channel "") or channel was created (true) or deleted: lookupd is told.
   std::function<void(bool, const std::string&, const std::string&)> registration_changed;
+  // Publishes a channel's dead letters (bodies) to `topic`; `done` once they
+  // are written (with --sync-publish, fsynced), or failed. Any thread, no
+  // lock of the caller's held.
+  std::function<void(const std::string& topic, std::vector<std::string> bodies,
+                     std::function<void(std::error_code)> done)>
+      dead_letter;
 };
 
 // Current time in Unix nanoseconds (message timestamps).

@@ -1,5 +1,6 @@
 #include "core/metadata.h"
 
+#include <rapidjson/document.h>
 #include <rapidjson/error/en.h>
 #include <rapidjson/memorystream.h>
 #include <rapidjson/reader.h>
@@ -41,6 +42,10 @@ std::string encode(const Topology& topology) {
       write_string(w, t.name);
       w.Key("paused");
       w.Bool(t.paused);
+      if (!t.settings.empty()) {
+        w.Key("settings");
+        w.RawValue(t.settings.data(), t.settings.size(), rapidjson::kObjectType);
+      }
       w.Key("channels");
       if (t.channels.empty()) {
         w.Null();
@@ -52,6 +57,10 @@ std::string encode(const Topology& topology) {
           write_string(w, c.name);
           w.Key("paused");
           w.Bool(c.paused);
+          if (!c.settings.empty()) {
+            w.Key("settings");
+            w.RawValue(c.settings.data(), c.settings.size(), rapidjson::kObjectType);
+          }
           w.EndObject();
         }
         w.EndArray();
@@ -328,10 +337,10 @@ Topology to_topology(MetadataSlot&& m) {
   Topology out;
   out.version = std::move(m.version);
   for (TopicSlot& t : std::move(m.topics).take()) {
-    TopicEntry entry{std::move(t.name), t.paused, {}};
+    TopicEntry entry{std::move(t.name), t.paused, {}, {}};
     for (ChannelSlot& c : std::move(t.channels).take()) {
       entry.channels.push_back(
-          {std::move(c.name), c.paused});  // a nameless one is skipped by the loader
+          {std::move(c.name), c.paused, {}});  // a nameless one is skipped by the loader
     }
     out.topics.push_back(std::move(entry));
   }
@@ -378,6 +387,49 @@ tl::expected<Topology, std::string> decode(std::string_view json) {
   }
   if (!handler.type_error().empty()) return Error(handler.type_error());
   return to_topology(std::move(handler.result()));
+}
+
+namespace {
+
+std::string object_text(const rapidjson::Value& v) {
+  rapidjson::StringBuffer buf;
+  rapidjson::Writer<rapidjson::StringBuffer> w(buf);
+  v.Accept(w);
+  return {buf.GetString(), buf.GetSize()};
+}
+
+const rapidjson::Value* member(const rapidjson::Value& obj, const char* key) {
+  if (!obj.IsObject()) return nullptr;
+  auto it = obj.FindMember(key);
+  return it == obj.MemberEnd() ? nullptr : &it->value;
+}
+
+}  // namespace
+
+std::vector<StoredSettings> decode_settings(std::string_view json) {
+  std::vector<StoredSettings> out;
+  rapidjson::Document doc;
+  doc.Parse(json.data(), json.size());
+  const rapidjson::Value* topics = doc.HasParseError() ? nullptr : member(doc, "topics");
+  if (topics == nullptr || !topics->IsArray()) return out;
+  for (const auto& t : topics->GetArray()) {
+    const rapidjson::Value* name = member(t, "name");
+    if (name == nullptr || !name->IsString()) continue;
+    const std::string topic(name->GetString(), name->GetStringLength());
+    if (const rapidjson::Value* s = member(t, "settings"); s && s->IsObject()) {
+      out.push_back({topic, "", object_text(*s)});
+    }
+    const rapidjson::Value* channels = member(t, "channels");
+    if (channels == nullptr || !channels->IsArray()) continue;
+    for (const auto& c : channels->GetArray()) {
+      const rapidjson::Value* cname = member(c, "name");
+      const rapidjson::Value* s = member(c, "settings");
+      if (cname == nullptr || !cname->IsString() || s == nullptr || !s->IsObject()) continue;
+      out.push_back(
+          {topic, std::string(cname->GetString(), cname->GetStringLength()), object_text(*s)});
+    }
+  }
+  return out;
 }
 
 }  // namespace nsq::nsqd::metadata

@@ -14,11 +14,13 @@ namespace nsq::nsqd::metadata {
 struct ChannelEntry {
   std::string name;
   bool paused = false;
+  std::string settings{};  // ours: a JSON object written as "settings" (Go ignores it); "" = none
 };
 struct TopicEntry {
   std::string name;
   bool paused = false;
   std::vector<ChannelEntry> channels;
+  std::string settings{};  // as ChannelEntry's
 };
 struct Topology {
   std::vector<TopicEntry> topics;
@@ -26,6 +28,17 @@ struct Topology {
 };
 
 std::string encode(const Topology& topology);
+// Go's reading of the file: names, paused flags (not our settings).
 tl::expected<Topology, std::string> decode(std::string_view json);
+
+// Our "settings" objects, read from a file decode() accepted: one per topic
+// (channel "") or channel that has one, as JSON text. What is not an object
+// is skipped.
+struct StoredSettings {
+  std::string topic;
+  std::string channel;
+  std::string json;
+};
+std::vector<StoredSettings> decode_settings(std::string_view json);
 
 }  // namespace nsq::nsqd::metadata

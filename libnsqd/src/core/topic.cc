@@ -5,6 +5,7 @@
 #include <optional>
 
 #include "core/worker_pool.h"
+#include "nsq/flags/go_duration.h"
 #include "nsq/names.h"
 #include "nsqd/errc.h"
 
@@ -24,6 +25,8 @@ Topic::Topic(std::string name, std::int64_t node_id, QueueContext& ctx,
       backend_(std::move(backend)),
       ids_(node_id),
       started_(started) {
+  settings_.message_ttl =
+      std::chrono::duration_cast<std::chrono::milliseconds>(ctx.options.default_message_ttl);
   if (backend_) {
     auto p = backend_->positions();
     backend_has_data_ = p.read_file_num != p.write_file_num || p.read_pos != p.write_pos;
@@ -257,8 +260,13 @@ std::shared_ptr<Channel> Topic::get_or_create_channel(const std::string& name, b
   std::shared_ptr<diskqueue::DiskQueue> backend;
   if (!is_ephemeral(name)) backend = ctx_.open_backend(name_ + ":" + name);
   auto fresh = std::make_shared<Channel>(name_, name, ctx_, std::move(backend));
+  QueueSettings defaults;  // --default-max-attempts, --default-dead-letter-topic
+  defaults.max_attempts = ctx_.options.default_max_attempts;
+  defaults.dead_letter_topic = ctx_.options.default_dead_letter_topic;
+  fresh->set_settings(std::move(defaults));
   {
     std::lock_guard lock(mu_);
+    fresh->set_topic_ttl(settings_.message_ttl);
     auto [it, inserted] = channels_.emplace(name, fresh);
     if (created) *created = inserted;
     channel = it->second;
@@ -276,6 +284,17 @@ std::shared_ptr<Channel> Topic::get_or_create_channel(const std::string& name, b
     if (ctx_.registration_changed) ctx_.registration_changed(true, name_, name);
   }
   return channel;
+}
+
+void Topic::set_settings(QueueSettings settings) {
+  std::lock_guard lock(mu_);
+  settings_ = std::move(settings);
+  for (auto& [n, ch] : channels_) ch->set_topic_ttl(settings_.message_ttl);
+}
+
+QueueSettings Topic::settings() const {
+  std::lock_guard lock(mu_);
+  return settings_;
 }
 
 std::shared_ptr<Channel> Topic::find_channel(const std::string& name) const {
@@ -439,6 +458,9 @@ stats::Topic Topic::snapshot(const std::string& channel_filter, bool include_cli
   out.backend_depth = s.backend_depth;
   out.message_count = s.message_count;
   out.message_bytes = s.message_bytes;
+  if (const auto ttl = settings().message_ttl; ttl.count() > 0) {
+    out.message_ttl = flags::format_go_duration(ttl);
+  }
   out.paused = s.paused;
   auto all = channels();  // sorted by name (std::map)
   std::vector<const LatencyStream*> streams;

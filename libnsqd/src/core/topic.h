@@ -59,6 +59,9 @@ class Topic : public std::enable_shared_from_this<Topic> {
   void set_ledger(std::shared_ptr<DeliveryLedger> ledger);
 
   std::shared_ptr<Channel> get_or_create_channel(const std::string& name, bool* created = nullptr);
+  // Its message TTL, which each of its channels applies too (docs/operations.md).
+  void set_settings(QueueSettings settings);
+  QueueSettings settings() const;
   std::shared_ptr<Channel> find_channel(const std::string& name) const;
   std::vector<std::shared_ptr<Channel>> channels() const;
   // Removes the channel: its clients are disconnected, its files deleted.
@@ -112,6 +115,7 @@ class Topic : public std::enable_shared_from_this<Topic> {
   bool draining_ = false;                   // guarded by mu_
   std::condition_variable idle_cv_;         // draining_ or backend_writes_ dropped
   bool paused_ = false;                     // guarded by mu_
+  QueueSettings settings_;                  // guarded by mu_
   bool started_ = true;                     // guarded by mu_
   bool exiting_ = false;                    // guarded by mu_
   std::uint64_t message_count_ = 0;         // guarded by mu_

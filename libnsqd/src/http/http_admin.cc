@@ -11,6 +11,7 @@
 #include "config/config_values.h"
 #include "config/option_fields.h"
 #include "core/broker.h"
+#include "core/queue_settings.h"
 #include "http/replies.h"
 #include "nsq/http/v1_api.h"
 #include "nsq/json/writer.h"
@@ -116,6 +117,61 @@ void HttpApi::do_channel(const std::string& action, const Request& req, const Re
     channel->unpause();
   }
   reply(broker_.save_metadata() ? v1_error(500, "INTERNAL_ERROR") : ok_text());
+}
+
+// GET: a topic's or channel's settings; POST: the JSON body's fields
+// replace those settings, all or none (docs/operations.md).
+void HttpApi::do_settings(bool of_channel, const Request& req, const Reply& reply) {
+  std::shared_ptr<Topic> topic;
+  std::shared_ptr<Channel> channel;
+  if (of_channel) {
+    auto args = http::topic_channel_args(req);
+    if (!args) {
+      reply(std::move(args.error()));
+      return;
+    }
+    topic = broker_.find_topic(args->topic);
+    if (topic) channel = topic->find_channel(args->channel);
+    if (topic && !channel) {
+      reply(v1_error(404, "CHANNEL_NOT_FOUND"));
+      return;
+    }
+  } else {
+    auto name = req.query_value("topic");
+    if (!name) {
+      reply(v1_error(400, "MISSING_ARG_TOPIC"));
+      return;
+    }
+    topic = broker_.find_topic(*name);
+  }
+  if (!topic) {
+    reply(v1_error(404, "TOPIC_NOT_FOUND"));
+    return;
+  }
+  const SettingsScope scope = of_channel ? SettingsScope::channel : SettingsScope::topic;
+  QueueSettings current = of_channel ? channel->settings() : topic->settings();
+  if (req.method == "POST") {
+    if (req.body_too_big) {
+      reply(v1_error(413, "BODY_TOO_BIG"));
+      return;
+    }
+    auto next = apply_settings_json(current, req.body, scope);
+    if (!next) {
+      reply(v1_error(400, "INVALID_SETTINGS - " + next.error()));
+      return;
+    }
+    current = std::move(*next);
+    if (of_channel) {
+      channel->set_settings(current);
+    } else {
+      topic->set_settings(current);
+    }
+    if (!topic->ephemeral() && (!channel || !channel->ephemeral()) && broker_.save_metadata()) {
+      reply(v1_error(500, "INTERNAL_ERROR"));
+      return;
+    }
+  }
+  reply(v1_json(settings_json(current, scope)));
 }
 
 void HttpApi::do_config(const std::string& opt, const Request& req, const Reply& reply) {

@@ -80,6 +80,8 @@ enum RouteId {
   kMetrics,
   kTopicAction,
   kChannelAction,
+  kTopicSettings,
+  kChannelSettings,
   kConfig,
   kPprof,
   kSetBlockRate,
@@ -99,6 +101,11 @@ http::Router make_router() {
   }
   for (const char* action : {"create", "delete", "empty", "pause", "unpause"}) {
     r.add("POST", std::string("/channel/") + action, kChannelAction);
+  }
+  // Ours (docs/operations.md): dead letters and TTL.
+  for (const char* method : {"GET", "POST"}) {
+    r.add(method, "/topic/settings", kTopicSettings);
+    r.add(method, "/channel/settings", kChannelSettings);
   }
   r.add("GET", "/config/:opt", kConfig);
   r.add("PUT", "/config/:opt", kConfig);
@@ -169,6 +176,12 @@ void HttpApi::route(const Request& req, const Reply& reply) {
       return;
     case kChannelAction:
       do_channel(path.substr(9), req, reply);
+      return;
+    case kTopicSettings:
+      do_settings(false, req, reply);
+      return;
+    case kChannelSettings:
+      do_settings(true, req, reply);
       return;
     default:
       do_config(found.param, req, reply);

@@ -172,6 +172,14 @@ std::string render_prometheus(const stats::Snapshot& s) {
   Family c_local("nsq_channel_deliveries_by_locality_total", "counter",
                  "Messages delivered to consumers in this nsqd's zone, its region, or elsewhere "
                  "(topology-aware consumption).");
+  Family c_expired("nsq_channel_expired_total", "counter",
+                   "Messages of the channel not delivered because they outlived their TTL.");
+  Family c_dead("nsq_channel_dead_letters_total", "counter",
+                "Messages the channel sent to its dead-letter topic (out of attempts or past "
+                "their TTL).");
+  Family c_discarded("nsq_channel_discarded_total", "counter",
+                     "Messages the channel dropped, out of attempts or past their TTL, with no "
+                     "dead-letter topic.");
   Family c_e2e("nsq_channel_e2e_processing_latency_seconds", "summary",
                "End-to-end processing latency (publish to FIN) of the channel, rolling window.");
   Family c_e2e_n("nsq_channel_e2e_processing_latency_window_samples", "gauge",
@@ -221,6 +229,9 @@ std::string render_prometheus(const stats::Snapshot& s) {
       c_def.add(cl, c.deferred_count);
       c_clients.add(cl, c.client_count);
       c_paused.add(cl, std::int64_t{c.paused ? 1 : 0});
+      c_expired.add(cl, c.expired_count);
+      c_dead.add(cl, c.dead_letter_count);
+      c_discarded.add(cl, c.discarded_count);
       if (c.zone_local_msg_count + c.region_local_msg_count + c.global_msg_count > 0) {
         for (const auto& [where, n] : {std::pair{"zone", c.zone_local_msg_count},
                                        std::pair{"region", c.region_local_msg_count},
@@ -251,12 +262,12 @@ std::string render_prometheus(const stats::Snapshot& s) {
   std::string out;
   out.reserve(4096);
   for (const Family* f :
-       {&up,         &health,   &draining,  &info,       &start,     &clients,    &producers,
-        &t_msgs,     &t_bytes,  &t_depth,   &t_bdepth,   &t_paused,  &t_channels, &t_e2e,
-        &t_e2e_n,    &r_leader, &r_epoch,   &r_replicas, &r_isr,     &r_lag,      &c_msgs,
-        &c_req,      &c_tmo,    &c_depth,   &c_bdepth,   &c_infl,    &c_def,      &c_clients,
-        &c_paused,   &c_local,  &c_e2e,     &c_e2e_n,    &m_objects, &m_idle,     &m_inuse,
-        &m_released, &m_nextgc, &m_gcpause, &m_gcruns}) {
+       {&up,        &health,   &draining,  &info,       &start,       &clients,    &producers,
+        &t_msgs,    &t_bytes,  &t_depth,   &t_bdepth,   &t_paused,    &t_channels, &t_e2e,
+        &t_e2e_n,   &r_leader, &r_epoch,   &r_replicas, &r_isr,       &r_lag,      &c_msgs,
+        &c_req,     &c_tmo,    &c_depth,   &c_bdepth,   &c_infl,      &c_def,      &c_clients,
+        &c_paused,  &c_local,  &c_expired, &c_dead,     &c_discarded, &c_e2e,      &c_e2e_n,
+        &m_objects, &m_idle,   &m_inuse,   &m_released, &m_nextgc,    &m_gcpause,  &m_gcruns}) {
     f->write(out);
   }
   return out;

@@ -130,6 +130,7 @@ class CoreEnv {
             *deadlines,
             [this](const std::string& name) { return open_backend(name); },
             [this] { ++topology_changes; },
+            nullptr,
             nullptr} {
     options.data_path = dir.path().string();
   }

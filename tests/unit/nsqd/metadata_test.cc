@@ -369,3 +369,47 @@ TEST(Metadata, DecodeTakesALoneSurrogateEscapeAsGo) {
 
 }  // namespace
 }  // namespace nsq::nsqd::metadata
+
+namespace nsq::nsqd::metadata {
+namespace {
+
+// Our settings ride in a "settings" object Go's decoder skips.
+TEST(MetadataSettings, WrittenBesideGosFieldsAndReadBack) {
+  Topology t;
+  TopicEntry topic{"t", false, {}, R"({"message_ttl":"1m0s"})"};
+  topic.channels.push_back(
+      {"c", true, R"({"max_attempts":3,"dead_letter_topic":"d","message_ttl":"0s"})"});
+  topic.channels.push_back({"plain", false, {}});
+  t.topics.push_back(topic);
+  const std::string text = encode(t);
+  EXPECT_EQ(text,
+            R"({"topics":[{"name":"t","paused":false,"settings":{"message_ttl":"1m0s"},)"
+            R"("channels":[{"name":"c","paused":true,"settings":{"max_attempts":3,)"
+            R"("dead_letter_topic":"d","message_ttl":"0s"}},{"name":"plain","paused":false}]}],)"
+            R"("version":"1.3.0"})");
+  auto decoded = decode(text);
+  ASSERT_TRUE(decoded) << decoded.error();
+  ASSERT_EQ(decoded->topics.size(), 1u);
+  EXPECT_EQ(decoded->topics[0].channels.size(), 2u);
+  EXPECT_TRUE(decoded->topics[0].channels[0].paused);
+  const auto stored = decode_settings(text);
+  ASSERT_EQ(stored.size(), 2u);
+  EXPECT_EQ(stored[0].topic, "t");
+  EXPECT_EQ(stored[0].channel, "");
+  EXPECT_EQ(stored[0].json, R"({"message_ttl":"1m0s"})");
+  EXPECT_EQ(stored[1].channel, "c");
+  EXPECT_EQ(stored[1].json, R"({"max_attempts":3,"dead_letter_topic":"d","message_ttl":"0s"})");
+}
+
+TEST(MetadataSettings, WhatIsNotAnObjectIsSkipped) {
+  const auto stored = decode_settings(
+      R"({"topics":[{"name":"a","settings":5},{"settings":{}},{"name":"b","settings":{},)"
+      R"("channels":[{"name":"c","settings":"x"},{"name":"d","settings":{"max_attempts":1}}]}]})");
+  ASSERT_EQ(stored.size(), 2u);
+  EXPECT_EQ(stored[0].topic + ":" + stored[0].channel, "b:");
+  EXPECT_EQ(stored[1].topic + ":" + stored[1].channel, "b:d");
+  EXPECT_TRUE(decode_settings("not json").empty());
+}
+
+}  // namespace
+}  // namespace nsq::nsqd::metadata

@@ -238,6 +238,22 @@ TEST(NsqdOptions, Sigterm) {
             "'clean-shutdown', 'drain')");
 }
 
+// Dead letters and TTL: what a new topic or channel gets.
+TEST(NsqdOptions, DeadLetterDefaults) {
+  const Options o = parse_ok(
+      {"--default-max-attempts=5", "--default-dead-letter-topic=dlq", "--default-message-ttl=90s"});
+  EXPECT_EQ(o.default_max_attempts, 5);
+  EXPECT_EQ(o.default_dead_letter_topic, "dlq");
+  EXPECT_EQ(o.default_message_ttl, 90s);
+  EXPECT_EQ(from_config("default_message_ttl = \"2h\"\n").default_message_ttl, 2h);
+  EXPECT_EQ(parse_exit({"--default-max-attempts=70000"}).text,
+            "failed to instantiate nsqd - --default-max-attempts must be in 0..65535");
+  EXPECT_EQ(parse_exit({"--default-dead-letter-topic=a b"}).text,
+            "failed to instantiate nsqd - invalid --default-dead-letter-topic \"a b\"");
+  EXPECT_EQ(parse_exit({"--default-message-ttl=-1s"}).text,
+            "failed to instantiate nsqd - --default-message-ttl must be in 0..87600h");
+}
+
 TEST(NsqdOptions, DeprecatedFlagsHaveNoEffect) {
   const Options plain = parse_ok({});
   const Options o = parse_ok({"--verbose", "--worker-id"});

@@ -377,6 +377,20 @@ TEST(Prometheus, DeliveriesByLocalityOnlyWithTopologyAwareConsumption) {
   EXPECT_NE(out.find(l + "\"global\"} 2\n"), std::string::npos);
 }
 
+TEST(Prometheus, DeadLetterCounters) {
+  auto s = full_snapshot();
+  auto& c = s.topics[0].channels[0];
+  c.expired_count = 4;
+  c.dead_letter_count = 3;
+  c.discarded_count = 1;
+  const auto out = render_prometheus(s);
+  EXPECT_EQ(ExpositionChecker().check(out), "") << out;
+  const std::string l = "{topic=\"" + s.topics[0].name + "\",channel=\"" + c.name + "\"} ";
+  EXPECT_NE(out.find("nsq_channel_expired_total" + l + "4\n"), std::string::npos) << out;
+  EXPECT_NE(out.find("nsq_channel_dead_letters_total" + l + "3\n"), std::string::npos);
+  EXPECT_NE(out.find("nsq_channel_discarded_total" + l + "1\n"), std::string::npos);
+}
+
 TEST(Prometheus, DrainingGauge) {
   auto s = full_snapshot();
   EXPECT_NE(render_prometheus(s).find("\nnsq_draining 0\n"), std::string::npos);

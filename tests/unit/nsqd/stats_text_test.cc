@@ -161,6 +161,8 @@ TEST_F(StatsText, DeliveriesByLocality) {
   c.name = "c";
   c.zone_local_msg_count = 5;
   c.global_msg_count = 1;
+  c.expired_count = 2;
+  c.dead_letter_count = 3;
   t.channels.push_back(c);
   t.channels.push_back(stats::Channel{});
   s.topics.push_back(t);
@@ -169,6 +171,10 @@ TEST_F(StatsText, DeliveriesByLocality) {
             std::string::npos)
       << out;
   EXPECT_EQ(out.find("delivered"), out.rfind("delivered")) << "only where it delivered";
+  EXPECT_NE(out.find("\n        expired: 2        dead-lettered: 3        discarded: 0\n"),
+            std::string::npos)
+      << out;
+  EXPECT_EQ(out.find("expired"), out.rfind("expired"));
 }
 
 TEST_F(StatsText, ClientLinePadsIdAndHandlesOddAddresses) {

@@ -79,6 +79,10 @@ struct ChannelCounts {
   std::uint64_t zone_local_msg_count = 0;
   std::uint64_t region_local_msg_count = 0;
   std::uint64_t global_msg_count = 0;
+  // Dead letters and TTL (nsq-cpp; 0 and left out of the JSON otherwise).
+  std::uint64_t expired_count = 0;
+  std::uint64_t dead_letter_count = 0;
+  std::uint64_t discarded_count = 0;
   std::int64_t client_count = 0;
 
   // Messages in memory (Go's tools show depth - backend_depth as "mem").
@@ -91,6 +95,10 @@ struct ChannelCounts {
 
 struct Channel : ChannelCounts {
   std::string name;
+  // Its dead-letter and TTL settings (nsq-cpp; left out when off).
+  std::int64_t max_attempts = 0;
+  std::string dead_letter_topic;
+  std::string message_ttl;      // Go duration, e.g. "10m0s"; "" when off
   std::vector<Client> clients;  // empty when not requested
   bool paused = false;
   Latency e2e;
@@ -117,6 +125,7 @@ struct Topic {
   std::int64_t backend_depth = 0;
   std::uint64_t message_count = 0;
   std::uint64_t message_bytes = 0;
+  std::string message_ttl;  // nsq-cpp: its TTL setting, as Channel's
   // The sums of its channels' (Go master).
   std::uint64_t zone_local_msg_count = 0;
   std::uint64_t region_local_msg_count = 0;
