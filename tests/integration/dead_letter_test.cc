@@ -20,13 +20,17 @@ TEST_F(DeadLetterTest, SettingsApiChecksEverythingAndAppliesAllOrNothing) {
   EXPECT_TRUE(is_v1_error(get(kChannelSettings), 404, "CHANNEL_NOT_FOUND"));
   ASSERT_TRUE(is_v1_ok(post("/channel/create?topic=t&channel=c"), ""));
 
-  EXPECT_TRUE(is_v1_ok(get("/topic/settings?topic=t"), R"({"message_ttl":"0s"})"));
-  EXPECT_TRUE(is_v1_ok(get(kChannelSettings),
-                       R"({"max_attempts":0,"dead_letter_topic":"","message_ttl":"0s"})"));
-  EXPECT_TRUE(is_v1_ok(post(kChannelSettings, R"({"max_attempts":5,"dead_letter_topic":"t_dlq"})"),
-                       R"({"max_attempts":5,"dead_letter_topic":"t_dlq","message_ttl":"0s"})"));
-  EXPECT_TRUE(is_v1_ok(post("/topic/settings?topic=t", R"({"message_ttl":"2h"})"),
-                       R"({"message_ttl":"2h0m0s"})"));
+  EXPECT_TRUE(is_v1_ok(get("/topic/settings?topic=t"),
+                       R"({"message_ttl":"0s","max_depth":0,"depth_policy":"reject"})"));
+  EXPECT_TRUE(is_v1_ok(
+      get(kChannelSettings),
+      R"({"max_attempts":0,"dead_letter_topic":"","message_ttl":"0s","max_depth":0,"depth_policy":"reject"})"));
+  EXPECT_TRUE(is_v1_ok(
+      post(kChannelSettings, R"({"max_attempts":5,"dead_letter_topic":"t_dlq"})"),
+      R"({"max_attempts":5,"dead_letter_topic":"t_dlq","message_ttl":"0s","max_depth":0,"depth_policy":"reject"})"));
+  EXPECT_TRUE(is_v1_ok(post("/topic/settings?topic=t",
+                            R"({"message_ttl":"2h","max_depth":0,"depth_policy":"reject"})"),
+                       R"({"message_ttl":"2h0m0s","max_depth":0,"depth_policy":"reject"})"));
 
   for (const auto& [body, why] : std::vector<std::pair<std::string, std::string>>{
            {R"({"max_attempts":1,"colour":"red"})", "colour: unknown setting"},
@@ -35,7 +39,8 @@ TEST_F(DeadLetterTest, SettingsApiChecksEverythingAndAppliesAllOrNothing) {
            {R"({"max_attempts":99999999999999999999})",
             "max_attempts: must be an integer in 0..65535"},
            {R"({"dead_letter_topic":"no spaces"})", "dead_letter_topic: not a valid topic name"},
-           {R"({"message_ttl":"1000000h"})", "message_ttl: must be in 0..87600h"},
+           {R"({"message_ttl":"1000000h","max_depth":0,"depth_policy":"reject"})",
+            "message_ttl: must be in 0..87600h"},
            {"[1]", "the body must be a JSON object"},
            {"", "the body must be a JSON object"}}) {
     EXPECT_TRUE(is_v1_error(post(kChannelSettings, body), 400, "INVALID_SETTINGS - " + why))
@@ -44,8 +49,9 @@ TEST_F(DeadLetterTest, SettingsApiChecksEverythingAndAppliesAllOrNothing) {
   EXPECT_TRUE(is_v1_error(post("/topic/settings?topic=t", R"({"max_attempts":1})"), 400,
                           "INVALID_SETTINGS - max_attempts: a channel setting"));
   // Nothing of the refused bodies was applied.
-  EXPECT_TRUE(is_v1_ok(get(kChannelSettings),
-                       R"({"max_attempts":5,"dead_letter_topic":"t_dlq","message_ttl":"0s"})"));
+  EXPECT_TRUE(is_v1_ok(
+      get(kChannelSettings),
+      R"({"max_attempts":5,"dead_letter_topic":"t_dlq","message_ttl":"0s","max_depth":0,"depth_policy":"reject"})"));
 
   // Kept across a restart, in nsqd.dat.
   stop_clean();
@@ -54,9 +60,11 @@ TEST_F(DeadLetterTest, SettingsApiChecksEverythingAndAppliesAllOrNothing) {
       << dat();
   start_http();
   if (IsSkipped() || HasFatalFailure()) return;
-  EXPECT_TRUE(is_v1_ok(get(kChannelSettings),
-                       R"({"max_attempts":5,"dead_letter_topic":"t_dlq","message_ttl":"0s"})"));
-  EXPECT_TRUE(is_v1_ok(get("/topic/settings?topic=t"), R"({"message_ttl":"2h0m0s"})"));
+  EXPECT_TRUE(is_v1_ok(
+      get(kChannelSettings),
+      R"({"max_attempts":5,"dead_letter_topic":"t_dlq","message_ttl":"0s","max_depth":0,"depth_policy":"reject"})"));
+  EXPECT_TRUE(is_v1_ok(get("/topic/settings?topic=t"),
+                       R"({"message_ttl":"2h0m0s","max_depth":0,"depth_policy":"reject"})"));
 }
 
 // Go nsqd v1.3.0 ignores the "settings" fields: it loads the same topics and channels.
@@ -67,10 +75,12 @@ TEST_F(DeadLetterTest, GoNsqdReadsADataDirectoryWithSettings) {
   if (IsSkipped() || HasFatalFailure()) return;
   ASSERT_TRUE(is_v1_ok(post("/topic/create?topic=t"), ""));
   ASSERT_TRUE(is_v1_ok(post("/channel/create?topic=t&channel=c"), ""));
-  ASSERT_TRUE(is_v1_ok(post("/topic/settings?topic=t", R"({"message_ttl":"1h"})"),
-                       R"({"message_ttl":"1h0m0s"})"));
-  ASSERT_TRUE(is_v1_ok(post(kChannelSettings, R"({"max_attempts":4})"),
-                       R"({"max_attempts":4,"dead_letter_topic":"","message_ttl":"0s"})"));
+  ASSERT_TRUE(is_v1_ok(post("/topic/settings?topic=t",
+                            R"({"message_ttl":"1h","max_depth":0,"depth_policy":"reject"})"),
+                       R"({"message_ttl":"1h0m0s","max_depth":0,"depth_policy":"reject"})"));
+  ASSERT_TRUE(is_v1_ok(
+      post(kChannelSettings, R"({"max_attempts":4})"),
+      R"({"max_attempts":4,"dead_letter_topic":"","message_ttl":"0s","max_depth":0,"depth_policy":"reject"})"));
   stop_clean();
   ASSERT_NE(dat().find("\"settings\""), std::string::npos) << dat();
 
@@ -91,8 +101,9 @@ TEST_F(DeadLetterTest, ARequeuedMessageOutOfAttemptsReachesTheDeadLetterTopic) {
   if (IsSkipped() || HasFatalFailure()) return;
   auto dlq = consumer("t_dlq", "d", 10);
   auto c = consumer("t", "c", 1);
-  ASSERT_TRUE(is_v1_ok(post(kChannelSettings, R"({"max_attempts":2,"dead_letter_topic":"t_dlq"})"),
-                       R"({"max_attempts":2,"dead_letter_topic":"t_dlq","message_ttl":"0s"})"));
+  ASSERT_TRUE(is_v1_ok(
+      post(kChannelSettings, R"({"max_attempts":2,"dead_letter_topic":"t_dlq"})"),
+      R"({"max_attempts":2,"dead_letter_topic":"t_dlq","message_ttl":"0s","max_depth":0,"depth_policy":"reject"})"));
   publish("t", "poison");
   for (int attempt = 1; attempt <= 2; ++attempt) {
     auto m = read_message(c);
@@ -128,7 +139,8 @@ TEST_F(DeadLetterTest, AMessagePastItsTtlIsNotDelivered) {
   })) << stats_body_;
   EXPECT_TRUE(got_nothing(c));
   EXPECT_EQ(channel_stat("t", "c", "discarded_count"), 1) << "no dead-letter topic: dropped";
-  EXPECT_TRUE(is_v1_ok(get("/topic/settings?topic=t"), R"({"message_ttl":"150ms"})"));
+  EXPECT_TRUE(is_v1_ok(get("/topic/settings?topic=t"),
+                       R"({"message_ttl":"150ms","max_depth":0,"depth_policy":"reject"})"));
 }
 
 TEST_F(DeadLetterTest, DefaultsForNewChannels) {
@@ -136,8 +148,9 @@ TEST_F(DeadLetterTest, DefaultsForNewChannels) {
   if (IsSkipped() || HasFatalFailure()) return;
   ASSERT_TRUE(is_v1_ok(post("/topic/create?topic=t"), ""));
   ASSERT_TRUE(is_v1_ok(post("/channel/create?topic=t&channel=c"), ""));
-  EXPECT_TRUE(is_v1_ok(get(kChannelSettings),
-                       R"({"max_attempts":3,"dead_letter_topic":"dlq","message_ttl":"0s"})"));
+  EXPECT_TRUE(is_v1_ok(
+      get(kChannelSettings),
+      R"({"max_attempts":3,"dead_letter_topic":"dlq","message_ttl":"0s","max_depth":0,"depth_policy":"reject"})"));
   EXPECT_TRUE(is_v1_ok(get("/config/default_dead_letter_topic"), "dlq"));
 }
 

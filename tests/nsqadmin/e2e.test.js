@@ -94,7 +94,7 @@ async function main() {
   await eventually('3 messages delivered', () => consumer.received === 3)
   // Dead letters and TTL (nsq-cpp settings), shown on the channel page.
   const set = await http(nsqd[0].http, 'POST', '/channel/settings?topic=e2e_work&channel=workers',
-    '{"max_attempts":5,"dead_letter_topic":"e2e_dlq","message_ttl":"1h"}')
+    '{"max_attempts":5,"dead_letter_topic":"e2e_dlq","message_ttl":"1h","max_depth":1000}')
   assert.equal(set.status, 200, set.text)
   await eventually('lookupd lists both nsqd for e2e_depth', async () =>
     (await http(lookupd.http, 'GET', '/lookup?topic=e2e_depth')).json().producers?.length === 2)
@@ -141,6 +141,7 @@ async function main() {
     assert.equal(await text('[data-testid=channel-max-attempts]'), '5')
     assert.equal(await text('[data-testid=channel-dead-letter-topic]'), 'e2e_dlq')
     assert.equal(await text('[data-testid=channel-message-ttl]'), '1h0m0s')
+    assert.equal(await text('[data-testid=channel-max-depth]'), '1,000 (reject)')
     // nsqd measures end-to-end latency (--e2e-processing-latency-percentile).
     await page.locator('[data-testid=channel-latency] tbody tr').nth(1).waitFor()
     assert.equal(await page.locator('[data-testid=channel-latency] tbody tr').count(), 2)

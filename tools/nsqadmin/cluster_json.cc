@@ -227,7 +227,8 @@ void JsonOut::channel_fields(const ChannelStats& c) {
   locality_counts(c.zone_local_msg_count, c.region_local_msg_count, c.global_msg_count);
   for (const auto& [k, v] : {std::pair{"expired_count", c.expired_count},
                              std::pair{"dead_letter_count", c.dead_letter_count},
-                             std::pair{"discarded_count", c.discarded_count}}) {
+                             std::pair{"discarded_count", c.discarded_count},
+                             std::pair{"dropped_count", c.dropped_count}}) {
     if (v == 0) continue;  // nsq-cpp's, omitted when zero as nsqd does
     key(k);
     integer(static_cast<long long>(v));
@@ -238,6 +239,11 @@ void JsonOut::channel_fields(const ChannelStats& c) {
   }
   optional_string("dead_letter_topic", c.dead_letter_topic);
   optional_string("message_ttl", c.message_ttl);
+  if (c.max_depth != 0) {
+    key("max_depth");
+    integer(c.max_depth);
+  }
+  optional_string("depth_policy", c.depth_policy);
   key("client_count");
   integer(c.client_count);
   key("nodes");

@@ -103,6 +103,8 @@ ChannelStats node_channel(const stats::Channel& c, const std::string& topic, std
   s.max_attempts = c.max_attempts;
   s.dead_letter_topic = c.dead_letter_topic;
   s.message_ttl = c.message_ttl;
+  s.max_depth = c.max_depth;
+  s.depth_policy = c.depth_policy;
   s.e2e_processing_latency = node_latency(c.e2e);
   for (const auto& client : c.clients) s.clients.push_back(node_client(client, now_s));
   return s;
@@ -172,10 +174,12 @@ void ChannelStats::add(const ChannelStats& a) {
   node = "*";
   ChannelCounts::add(a);
   if (a.paused) paused = true;
-  if (max_attempts == 0 && dead_letter_topic.empty() && message_ttl.empty()) {
+  if (max_attempts == 0 && dead_letter_topic.empty() && message_ttl.empty() && max_depth == 0) {
     max_attempts = a.max_attempts;
     dead_letter_topic = a.dead_letter_topic;
     message_ttl = a.message_ttl;
+    max_depth = a.max_depth;
+    depth_policy = a.depth_policy;
   }
   ChannelStats per_node = a;
   per_node.node_stats.clear();

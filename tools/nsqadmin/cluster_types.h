@@ -82,6 +82,8 @@ struct ChannelStats : stats::ChannelCounts {
   std::int64_t max_attempts = 0;
   std::string dead_letter_topic;
   std::string message_ttl;
+  std::int64_t max_depth = 0;
+  std::string depth_policy;
 
   // Go's ChannelStats.Add: sums a's counters into this (node becomes "*"),
   // keeps a as one of node_stats and takes its clients.

@@ -112,9 +112,12 @@ void visit(T& c, V& v) {
   v.omit_empty("expired_count", c.expired_count);
   v.omit_empty("dead_letter_count", c.dead_letter_count);
   v.omit_empty("discarded_count", c.discarded_count);
+  v.omit_empty("dropped_count", c.dropped_count);
   v.omit_empty("max_attempts", c.max_attempts);
   v.omit_empty("dead_letter_topic", c.dead_letter_topic);
   v.omit_empty("message_ttl", c.message_ttl);
+  v.omit_empty("max_depth", c.max_depth);
+  v.omit_empty("depth_policy", c.depth_policy);
   v.value("client_count", c.client_count);
   v.clients("clients", c.clients);
   v.value("paused", c.paused);
@@ -131,6 +134,9 @@ void visit(T& t, V& v) {
   v.value("message_count", t.message_count);
   v.value("message_bytes", t.message_bytes);
   v.omit_empty("message_ttl", t.message_ttl);
+  v.omit_empty("max_depth", t.max_depth);
+  v.omit_empty("depth_policy", t.depth_policy);
+  v.omit_empty("dropped_count", t.dropped_count);
   v.omit_empty("zone_local_msg_count", t.zone_local_msg_count);
   v.omit_empty("region_local_msg_count", t.region_local_msg_count);
   v.omit_empty("global_msg_count", t.global_msg_count);

@@ -30,6 +30,7 @@ void ChannelCounts::add(const ChannelCounts& other) {
   expired_count += other.expired_count;
   dead_letter_count += other.dead_letter_count;
   discarded_count += other.discarded_count;
+  dropped_count += other.dropped_count;
   client_count += other.client_count;
 }
 

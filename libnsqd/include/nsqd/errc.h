@@ -10,6 +10,7 @@ namespace nsq::nsqd {
 // queue's own code (nsq::diskqueue::errc or errno).
 enum class errc {
   exiting = 1,  // the topic or channel is being deleted, or nsqd is shutting down
+  full,         // a topic or channel with max_depth and the reject policy holds that many
   // Cluster mode's replica log (docs/replication.md):
   log_corrupt,          // a segment that cannot be read back as records
   log_out_of_range,     // an offset before the log's start or past its end

@@ -138,6 +138,10 @@ struct Options {
   std::int64_t default_max_attempts = 0;
   std::string default_dead_letter_topic;
   Duration default_message_ttl = Duration::zero();
+  // What a new topic and channel get as max_depth (0 = unbounded) and
+  // depth_policy ("reject" or "drop_oldest").
+  std::int64_t default_max_depth = 0;
+  std::string default_depth_policy = "reject";
   bool sigterm_drains() const { return sigterm == "drain"; }
   // --enable-experiment (repeatable) / `enable_experiment` (Go master); the
   // only one is "topology-aware-consumption".

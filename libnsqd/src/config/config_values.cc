@@ -52,6 +52,8 @@ const std::map<std::string, Render, std::less<>>& table() {
       {"default_max_attempts", integer(&Options::default_max_attempts)},
       {"default_dead_letter_topic", raw(&Options::default_dead_letter_topic)},
       {"default_message_ttl", nanos(&Options::default_message_ttl)},
+      {"default_max_depth", integer(&Options::default_max_depth)},
+      {"default_depth_policy", raw(&Options::default_depth_policy)},
       {"data_path", raw(&Options::data_path)},
       {"mem_queue_size", integer(&Options::mem_queue_size)},
       {"max_bytes_per_file", integer(&Options::max_bytes_per_file)},
@@ -148,7 +150,8 @@ std::optional<ConfigValue> config_value(const Options& options, std::string_view
                                             "topology_region",
                                             "topology_zone",
                                             "sigterm",
-                                            "default_dead_letter_topic"};
+                                            "default_dead_letter_topic",
+                                            "default_depth_policy"};
   bool is_string = false;
   for (const char* k : kStringKeys) is_string = is_string || key == k;
   return ConfigValue{std::move(body), !is_string};

@@ -320,6 +320,14 @@ std::vector<OptionField> nsqd_option_fields() {
                      "[nsq-cpp] a new topic's message_ttl: older messages are not delivered "
                      "(0 = off)",
                      &O::default_message_ttl));
+  f.push_back(option("default-max-depth",
+                     "[nsq-cpp] a new topic's and channel's max_depth: messages it may hold "
+                     "(0 = unbounded)",
+                     &O::default_max_depth));
+  f.push_back(option("default-depth-policy",
+                     "[nsq-cpp] a new topic's and channel's depth_policy beyond max_depth: "
+                     "'reject' (the publish fails) or 'drop_oldest'",
+                     &O::default_depth_policy));
   f.push_back(option("etcd-endpoints",
                      "[nsq-cpp] comma-separated etcd URLs (http://host:port); turns cluster "
                      "mode on (replicated topics)",

@@ -100,6 +100,14 @@ tl::expected<void, std::string> check_options(Options& opts) {
       opts.default_message_ttl > QueueSettings::kMaxTtl) {
     return tl::unexpected(std::string("--default-message-ttl must be in 0..87600h"));
   }
+  if (opts.default_max_depth < 0 || opts.default_max_depth > QueueSettings::kMaxDepth) {
+    return tl::unexpected(std::string("--default-max-depth must be in 0..2^40"));
+  }
+  if (opts.default_depth_policy != "reject" && opts.default_depth_policy != "drop_oldest") {
+    return tl::unexpected("invalid --default-depth-policy " +
+                          flags::go_quote(opts.default_depth_policy) +
+                          " (valid options: 'reject', 'drop_oldest')");
+  }
   if (opts.sigterm != "clean-shutdown" && opts.sigterm != "drain") {
     return tl::unexpected("invalid --sigterm " + flags::go_quote(opts.sigterm) +
                           " (valid options: 'clean-shutdown', 'drain')");

@@ -82,6 +82,12 @@ void Channel::enqueue_locked(QueuedMessage m, DiskWrites& spill) {
     return;
   }
   if (topology_aware_ && !local_clients_.empty() && hand_off_locked(m)) return;
+  if (settings_.drops_oldest()) {
+    // Never spilled: the bound keeps what stays in memory bounded.
+    memory_.push_back(std::move(m));
+    trim_locked();
+    return;
+  }
   if (static_cast<std::int64_t>(memory_.size()) < ctx_.options.mem_queue_size) {
     memory_.push_back(std::move(m));
     return;
@@ -469,8 +475,7 @@ ChannelStats Channel::stats() const {
   std::lock_guard lock(mu_);
   ChannelStats s;
   std::int64_t backend_depth = backend_ ? backend_->depth() : 0;
-  s.depth =
-      static_cast<std::int64_t>(memory_.size() + from_disk_.size()) + handed_off_ + backend_depth;
+  s.depth = depth_locked();
   s.backend_depth = backend_depth;
   s.in_flight = static_cast<std::int64_t>(in_flight_.size());
   s.deferred = static_cast<std::int64_t>(deferred_.size());
@@ -483,6 +488,7 @@ ChannelStats Channel::stats() const {
   s.expired = expired_count_;
   s.dead_lettered = dead_letter_count_;
   s.discarded = discarded_count_;
+  s.dropped = dropped_count_;
   s.clients = clients_.size();
   s.paused = paused_;
   return s;
@@ -506,6 +512,7 @@ stats::Channel Channel::snapshot(bool include_clients) const {
   out.expired_count = s.expired;
   out.dead_letter_count = s.dead_lettered;
   out.discarded_count = s.discarded;
+  out.dropped_count = s.dropped;
   {
     std::lock_guard lock(mu_);
     out.max_attempts = settings_.max_attempts;
@@ -513,6 +520,8 @@ stats::Channel Channel::snapshot(bool include_clients) const {
     if (settings_.message_ttl.count() > 0) {
       out.message_ttl = flags::format_go_duration(settings_.message_ttl);
     }
+    out.max_depth = settings_.max_depth;
+    if (settings_.max_depth > 0) out.depth_policy = depth_policy_name(settings_.depth_policy);
   }
   out.client_count = static_cast<std::int64_t>(s.clients);
   out.paused = s.paused;

@@ -50,6 +50,7 @@ struct ChannelStats {
   // Left without a FIN: past their TTL; sent to the dead-letter topic;
   // dropped for want of one (docs/operations.md).
   std::uint64_t expired = 0, dead_lettered = 0, discarded = 0;
+  std::uint64_t dropped = 0;  // by max_depth's drop_oldest
   std::size_t clients = 0;
   bool paused = false;
 };
@@ -106,6 +107,8 @@ class Channel : public std::enable_shared_from_this<Channel> {
   void set_settings(QueueSettings settings);
   QueueSettings settings() const;
   void set_topic_ttl(std::chrono::milliseconds ttl);
+  // max_depth with the reject policy: `n` more messages would not fit.
+  bool would_reject(std::int64_t n) const;
 
   // Cluster mode (Topic::set_ledger): told what this channel finishes.
   void set_ledger(std::shared_ptr<DeliveryLedger> ledger);
@@ -167,6 +170,9 @@ class Channel : public std::enable_shared_from_this<Channel> {
   std::chrono::nanoseconds ttl_locked() const;
   void leave_locked(QueuedMessage m, bool expired, DeadLetters& out);
   bool exhausted_locked(const QueuedMessage& m) const;
+  // channel_bounds.cc
+  std::int64_t depth_locked() const;
+  void trim_locked();
   void send_dead_letters(DeadLetters letters);
   // channel_topology.cc
   bool hand_off_locked(QueuedMessage& m);
@@ -219,13 +225,17 @@ class Channel : public std::enable_shared_from_this<Channel> {
   std::uint64_t expired_count_ = 0;         // guarded by mu_
   std::uint64_t dead_letter_count_ = 0;     // guarded by mu_
   std::uint64_t discarded_count_ = 0;       // guarded by mu_
-  bool paused_ = false;                     // guarded by mu_
-  bool exiting_ = false;                    // guarded by mu_
-  bool refill_running_ = false;             // guarded by mu_
-  int pending_spills_ = 0;                  // guarded by mu_: writes not landed yet
-  std::condition_variable idle_cv_;         // refill_running_ or pending_spills_ dropped
-  std::int64_t disk_pending_ = 0;           // guarded by mu_: records believed in backend_
-  std::uint64_t disk_write_seq_ = 0;        // guarded by mu_: bumped after each spill lands
+  std::uint64_t dropped_count_ = 0;         // guarded by mu_: drop_oldest
+  // guarded by mu_: drop_oldest's excess still in the disk queue, dropped
+  // as the next refills read it.
+  std::int64_t drop_debt_ = 0;
+  bool paused_ = false;               // guarded by mu_
+  bool exiting_ = false;              // guarded by mu_
+  bool refill_running_ = false;       // guarded by mu_
+  int pending_spills_ = 0;            // guarded by mu_: writes not landed yet
+  std::condition_variable idle_cv_;   // refill_running_ or pending_spills_ dropped
+  std::int64_t disk_pending_ = 0;     // guarded by mu_: records believed in backend_
+  std::uint64_t disk_write_seq_ = 0;  // guarded by mu_: bumped after each spill lands
   Clock::time_point armed_until_ = Clock::time_point::max();  // guarded by mu_
   diskqueue::TimerThread::TaskId deadline_task_ = 0;          // guarded by mu_
   std::uint64_t message_count_ = 0;                           // guarded by mu_

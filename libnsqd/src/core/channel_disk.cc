@@ -91,7 +91,15 @@ void Channel::refill() {
       }
       decoded.swap(ready);
     }
-    for (auto& m : decoded) from_disk_.push_back(std::move(m));
+    for (auto& m : decoded) {
+      if (drop_debt_ > 0) {  // drop_oldest: the excess that was on disk
+        --drop_debt_;
+        ++dropped_count_;
+        release_locked(m);
+        continue;
+      }
+      from_disk_.push_back(std::move(m));
+    }
     disk_pending_ -= static_cast<std::int64_t>(read);
     if (read < kRefillBatch && disk_write_seq_ == seq) disk_pending_ = 0;
     if (disk_pending_ < 0) disk_pending_ = read == 0 ? 0 : 1;

@@ -13,6 +13,8 @@ class Category final : public std::error_category {
     switch (static_cast<errc>(value)) {
       case errc::exiting:
         return "exiting";
+      case errc::full:
+        return "full";
       case errc::log_corrupt:
         return "replica log corrupt";
       case errc::log_out_of_range:

@@ -15,6 +15,9 @@ std::string settings_json(const QueueSettings& s, SettingsScope scope) {
     out += ",\"dead_letter_topic\":" + json::quote(s.dead_letter_topic) + ",";
   }
   out += "\"message_ttl\":" + json::quote(flags::format_go_duration(s.message_ttl));
+  out += ",\"max_depth\":" + std::to_string(s.max_depth);
+  out += ",\"depth_policy\":";
+  out += json::quote(depth_policy_name(s.depth_policy));
   return out + "}";
 }
 
@@ -76,6 +79,20 @@ Result apply_settings_json(QueueSettings s, std::string_view json, SettingsScope
       if (ttl.count() < 0 || ttl > QueueSettings::kMaxTtl) return bad(key, "must be in 0..87600h");
       s.message_ttl = std::chrono::duration_cast<std::chrono::milliseconds>(ttl);
       if (ttl.count() > 0 && s.message_ttl.count() == 0) return bad(key, "under a millisecond");
+    } else if (key == "max_depth") {
+      if (!whole_in_range(v, QueueSettings::kMaxDepth, s.max_depth)) {
+        return bad(key, "must be an integer in 0..2^40");
+      }
+    } else if (key == "depth_policy") {
+      const std::string_view p =
+          v.IsString() ? std::string_view(v.GetString(), v.GetStringLength()) : std::string_view();
+      if (p == "reject") {
+        s.depth_policy = DepthPolicy::reject;
+      } else if (p == "drop_oldest") {
+        s.depth_policy = DepthPolicy::drop_oldest;
+      } else {
+        return bad(key, "must be reject or drop_oldest");
+      }
     } else {
       return bad(key, "unknown setting");
     }

@@ -27,6 +27,8 @@ Topic::Topic(std::string name, std::int64_t node_id, QueueContext& ctx,
       started_(started) {
   settings_.message_ttl =
       std::chrono::duration_cast<std::chrono::milliseconds>(ctx.options.default_message_ttl);
+  settings_.max_depth = ctx.options.default_max_depth;
+  settings_.depth_policy = default_depth_policy(ctx.options);
   if (backend_) {
     auto p = backend_->positions();
     backend_has_data_ = p.read_file_num != p.write_file_num || p.read_pos != p.write_pos;
@@ -100,7 +102,9 @@ std::error_code Topic::publish_each(std::size_t n, std::chrono::milliseconds def
       for (std::size_t i = 0; i < n; ++i) {
         auto [header, body] = describe(i);
         message_bytes_ += body.size();
-        if (!durable && static_cast<std::int64_t>(backlog_.size()) < ctx_.options.mem_queue_size) {
+        if (!durable && (settings_.drops_oldest() || static_cast<std::int64_t>(backlog_.size()) <
+                                                         ctx_.options.mem_queue_size)) {
+          // drop_oldest: never spilled, the bound keeps the backlog bounded.
           backlog_.push_back(Pending{keep(i, header, body), defer});
         } else if (backend_) {
           // On disk a message loses its delay, as in NSQ.
@@ -112,6 +116,14 @@ std::error_code Topic::publish_each(std::size_t n, std::chrono::milliseconds def
           spill.back().records.push_back(encode_record(header, body));
         }
         // Ephemeral and full: dropped, as in NSQ.
+      }
+      if (settings_.drops_oldest()) {
+        const std::int64_t on_disk = backend_ ? backend_->depth() : 0;
+        while (!backlog_.empty() &&
+               static_cast<std::int64_t>(backlog_.size()) + on_disk > settings_.max_depth) {
+          backlog_.pop_front();
+          ++dropped_count_;
+        }
       }
       // One completion per write this call added, once all its records are in.
       for (std::size_t i = first_spill; i < spill.size(); ++i) {
@@ -263,6 +275,8 @@ std::shared_ptr<Channel> Topic::get_or_create_channel(const std::string& name, b
   QueueSettings defaults;  // --default-max-attempts, --default-dead-letter-topic
   defaults.max_attempts = ctx_.options.default_max_attempts;
   defaults.dead_letter_topic = ctx_.options.default_dead_letter_topic;
+  defaults.max_depth = ctx_.options.default_max_depth;
+  defaults.depth_policy = default_depth_policy(ctx_.options);
   fresh->set_settings(std::move(defaults));
   {
     std::lock_guard lock(mu_);
@@ -290,6 +304,24 @@ void Topic::set_settings(QueueSettings settings) {
   std::lock_guard lock(mu_);
   settings_ = std::move(settings);
   for (auto& [n, ch] : channels_) ch->set_topic_ttl(settings_.message_ttl);
+}
+
+std::error_code Topic::admit(std::size_t n) const {
+  std::vector<std::shared_ptr<Channel>> targets;
+  {
+    std::lock_guard lock(mu_);
+    const auto more = static_cast<std::int64_t>(n);
+    const std::int64_t depth =
+        static_cast<std::int64_t>(backlog_.size()) + (backend_ ? backend_->depth() : 0);
+    if (settings_.rejects_beyond() && depth + more > settings_.max_depth) {
+      return make_error_code(errc::full);
+    }
+    for (auto& [name, ch] : channels_) targets.push_back(ch);
+  }
+  for (const auto& ch : targets) {
+    if (ch->would_reject(static_cast<std::int64_t>(n))) return make_error_code(errc::full);
+  }
+  return {};
 }
 
 QueueSettings Topic::settings() const {
@@ -446,6 +478,7 @@ TopicStats Topic::stats() const {
   s.depth = static_cast<std::int64_t>(backlog_.size()) + s.backend_depth;
   s.message_count = message_count_;
   s.message_bytes = message_bytes_;
+  s.dropped = dropped_count_;
   s.paused = paused_;
   return s;
 }
@@ -458,9 +491,13 @@ stats::Topic Topic::snapshot(const std::string& channel_filter, bool include_cli
   out.backend_depth = s.backend_depth;
   out.message_count = s.message_count;
   out.message_bytes = s.message_bytes;
-  if (const auto ttl = settings().message_ttl; ttl.count() > 0) {
-    out.message_ttl = flags::format_go_duration(ttl);
+  out.dropped_count = s.dropped;
+  const QueueSettings settings = this->settings();
+  if (settings.message_ttl.count() > 0) {
+    out.message_ttl = flags::format_go_duration(settings.message_ttl);
   }
+  out.max_depth = settings.max_depth;
+  if (settings.max_depth > 0) out.depth_policy = depth_policy_name(settings.depth_policy);
   out.paused = s.paused;
   auto all = channels();  // sorted by name (std::map)
   std::vector<const LatencyStream*> streams;

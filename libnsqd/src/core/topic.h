@@ -23,6 +23,7 @@ namespace nsq::nsqd {
 struct TopicStats {
   std::int64_t depth = 0, backend_depth = 0;
   std::uint64_t message_count = 0, message_bytes = 0;
+  std::uint64_t dropped = 0;  // by max_depth's drop_oldest
   bool paused = false;
 };
 
@@ -59,9 +60,13 @@ class Topic : public std::enable_shared_from_this<Topic> {
   void set_ledger(std::shared_ptr<DeliveryLedger> ledger);
 
   std::shared_ptr<Channel> get_or_create_channel(const std::string& name, bool* created = nullptr);
-  // Its message TTL, which each of its channels applies too (docs/operations.md).
+  // Its message TTL, which each of its channels applies too, and its bound
+  // (docs/operations.md).
   void set_settings(QueueSettings settings);
   QueueSettings settings() const;
+  // Before a publish of `n` messages: errc::full when the topic or one of
+  // its channels is bounded with the reject policy and would go past it.
+  std::error_code admit(std::size_t n) const;
   std::shared_ptr<Channel> find_channel(const std::string& name) const;
   std::vector<std::shared_ptr<Channel>> channels() const;
   // Removes the channel: its clients are disconnected, its files deleted.
@@ -116,6 +121,7 @@ class Topic : public std::enable_shared_from_this<Topic> {
   std::condition_variable idle_cv_;         // draining_ or backend_writes_ dropped
   bool paused_ = false;                     // guarded by mu_
   QueueSettings settings_;                  // guarded by mu_
+  std::uint64_t dropped_count_ = 0;         // guarded by mu_: drop_oldest
   bool started_ = true;                     // guarded by mu_
   bool exiting_ = false;                    // guarded by mu_
   std::uint64_t message_count_ = 0;         // guarded by mu_

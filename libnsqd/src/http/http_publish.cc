@@ -44,6 +44,10 @@ void HttpApi::publish(const std::string& topic_name, std::vector<std::string_vie
     reply(v1_error(503, "EXITING"));
     return;
   }
+  if (topic->admit(bodies.size())) {  // bounded with the reject policy: all or nothing
+    reply(v1_error(503, "TOPIC_FULL"));
+    return;
+  }
   // Cluster mode: only the topic's leader, with enough replicas in sync,
   // takes it. This runs on the blocking pool, which may wait.
   Replication* replication = broker_.replication();

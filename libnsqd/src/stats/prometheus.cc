@@ -180,6 +180,10 @@ std::string render_prometheus(const stats::Snapshot& s) {
   Family c_discarded("nsq_channel_discarded_total", "counter",
                      "Messages the channel dropped, out of attempts or past their TTL, with no "
                      "dead-letter topic.");
+  Family c_dropped("nsq_channel_dropped_total", "counter",
+                   "Messages the channel dropped to stay within max_depth (drop_oldest).");
+  Family t_dropped("nsq_topic_dropped_total", "counter",
+                   "Messages the topic dropped to stay within max_depth (drop_oldest).");
   Family c_e2e("nsq_channel_e2e_processing_latency_seconds", "summary",
                "End-to-end processing latency (publish to FIN) of the channel, rolling window.");
   Family c_e2e_n("nsq_channel_e2e_processing_latency_window_samples", "gauge",
@@ -204,6 +208,7 @@ std::string render_prometheus(const stats::Snapshot& s) {
     const Labels tl{{"topic", t.name}};
     t_msgs.add(tl, t.message_count);
     t_bytes.add(tl, t.message_bytes);
+    t_dropped.add(tl, t.dropped_count);
     t_depth.add(tl, t.depth);
     t_bdepth.add(tl, t.backend_depth);
     t_paused.add(tl, std::int64_t{t.paused ? 1 : 0});
@@ -232,6 +237,7 @@ std::string render_prometheus(const stats::Snapshot& s) {
       c_expired.add(cl, c.expired_count);
       c_dead.add(cl, c.dead_letter_count);
       c_discarded.add(cl, c.discarded_count);
+      c_dropped.add(cl, c.dropped_count);
       if (c.zone_local_msg_count + c.region_local_msg_count + c.global_msg_count > 0) {
         for (const auto& [where, n] : {std::pair{"zone", c.zone_local_msg_count},
                                        std::pair{"region", c.region_local_msg_count},
@@ -266,8 +272,9 @@ std::string render_prometheus(const stats::Snapshot& s) {
         &t_msgs,    &t_bytes,  &t_depth,   &t_bdepth,   &t_paused,    &t_channels, &t_e2e,
         &t_e2e_n,   &r_leader, &r_epoch,   &r_replicas, &r_isr,       &r_lag,      &c_msgs,
         &c_req,     &c_tmo,    &c_depth,   &c_bdepth,   &c_infl,      &c_def,      &c_clients,
-        &c_paused,  &c_local,  &c_expired, &c_dead,     &c_discarded, &c_e2e,      &c_e2e_n,
-        &m_objects, &m_idle,   &m_inuse,   &m_released, &m_nextgc,    &m_gcpause,  &m_gcruns}) {
+        &c_paused,  &c_local,  &c_expired, &c_dead,     &c_discarded, &c_dropped,  &t_dropped,
+        &c_e2e,     &c_e2e_n,  &m_objects, &m_idle,     &m_inuse,     &m_released, &m_nextgc,
+        &m_gcpause, &m_gcruns}) {
     f->write(out);
   }
   return out;

@@ -190,11 +190,11 @@ std::string render_stats_text(const stats::Snapshot& s, std::string_view version
                 " global: %" PRIu64 "\n",
                 c.zone_local_msg_count, c.region_local_msg_count, c.global_msg_count);
       }
-      if (c.expired_count + c.dead_letter_count + c.discarded_count > 0) {
+      if (c.expired_count + c.dead_letter_count + c.discarded_count + c.dropped_count > 0) {
         appendf(out,
-                "        expired: %-8" PRIu64 " dead-lettered: %-8" PRIu64 " discarded: %" PRIu64
-                "\n",
-                c.expired_count, c.dead_letter_count, c.discarded_count);
+                "        expired: %-8" PRIu64 " dead-lettered: %-8" PRIu64 " discarded: %-8" PRIu64
+                " dropped: %" PRIu64 "\n",
+                c.expired_count, c.dead_letter_count, c.discarded_count, c.dropped_count);
       }
       for (const auto& client : c.clients) {
         out += "        " + text::client_line(client, now_unix) + '\n';

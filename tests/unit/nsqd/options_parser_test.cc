@@ -254,6 +254,18 @@ TEST(NsqdOptions, DeadLetterDefaults) {
             "failed to instantiate nsqd - --default-message-ttl must be in 0..87600h");
 }
 
+TEST(NsqdOptions, BoundDefaults) {
+  const Options o = parse_ok({"--default-max-depth=1000", "--default-depth-policy=drop_oldest"});
+  EXPECT_EQ(o.default_max_depth, 1000);
+  EXPECT_EQ(o.default_depth_policy, "drop_oldest");
+  EXPECT_EQ(parse_ok({}).default_depth_policy, "reject");
+  EXPECT_EQ(parse_exit({"--default-depth-policy=grow"}).text,
+            "failed to instantiate nsqd - invalid --default-depth-policy \"grow\" (valid options: "
+            "'reject', 'drop_oldest')");
+  EXPECT_EQ(parse_exit({"--default-max-depth=-5"}).text,
+            "failed to instantiate nsqd - --default-max-depth must be in 0..2^40");
+}
+
 TEST(NsqdOptions, DeprecatedFlagsHaveNoEffect) {
   const Options plain = parse_ok({});
   const Options o = parse_ok({"--verbose", "--worker-id"});

@@ -12,10 +12,13 @@ TEST(QueueSettings, JsonOfEachScope) {
   s.max_attempts = 5;
   s.dead_letter_topic = "dlq";
   s.message_ttl = 90s;
-  EXPECT_EQ(settings_json(s, SettingsScope::channel),
-            R"({"max_attempts":5,"dead_letter_topic":"dlq","message_ttl":"1m30s"})");
-  EXPECT_EQ(settings_json(s, SettingsScope::topic), R"({"message_ttl":"1m30s"})");
-  EXPECT_EQ(settings_json(QueueSettings{}, SettingsScope::topic), R"({"message_ttl":"0s"})");
+  EXPECT_EQ(
+      settings_json(s, SettingsScope::channel),
+      R"({"max_attempts":5,"dead_letter_topic":"dlq","message_ttl":"1m30s","max_depth":0,"depth_policy":"reject"})");
+  EXPECT_EQ(settings_json(s, SettingsScope::topic),
+            R"({"message_ttl":"1m30s","max_depth":0,"depth_policy":"reject"})");
+  EXPECT_EQ(settings_json(QueueSettings{}, SettingsScope::topic),
+            R"({"message_ttl":"0s","max_depth":0,"depth_policy":"reject"})");
 }
 
 TEST(QueueSettings, FieldsGivenReplaceTheRest) {
@@ -35,6 +38,11 @@ TEST(QueueSettings, FieldsGivenReplaceTheRest) {
   s = apply_settings_json(base, R"({"message_ttl":60000})", SettingsScope::topic);
   ASSERT_TRUE(s);
   EXPECT_EQ(s->message_ttl, 60s) << "an integer is milliseconds";
+  s = apply_settings_json(base, R"({"max_depth":100,"depth_policy":"drop_oldest"})",
+                          SettingsScope::topic);
+  ASSERT_TRUE(s);
+  EXPECT_TRUE(s->drops_oldest());
+  EXPECT_FALSE(s->rejects_beyond());
   s = apply_settings_json(base, R"({"dead_letter_topic":""})", SettingsScope::channel);
   ASSERT_TRUE(s);
   EXPECT_EQ(s->dead_letter_topic, "") << "empty turns it off";
@@ -61,12 +69,17 @@ TEST(QueueSettings, BadInputNamesTheFieldAndChangesNothing) {
             "dead_letter_topic: not a valid topic name");
   EXPECT_EQ(error(R"({"message_ttl":"soon"})"), "message_ttl: not a duration (e.g. \"10m\")");
   EXPECT_EQ(error(R"({"message_ttl":"-1s"})"), "message_ttl: must be in 0..87600h");
-  EXPECT_EQ(error(R"({"message_ttl":"87601h"})"), "message_ttl: must be in 0..87600h");
+  EXPECT_EQ(error(R"({"message_ttl":"87601h","max_depth":0,"depth_policy":"reject"})"),
+            "message_ttl: must be in 0..87600h");
   EXPECT_EQ(error(R"({"message_ttl":1e3})"),
             "message_ttl: must be a duration string or milliseconds, 0..87600h");
   EXPECT_EQ(error(R"({"message_ttl":"1us"})"), "message_ttl: under a millisecond");
   EXPECT_EQ(error(R"({"max_attempts":2})", SettingsScope::topic),
             "max_attempts: a channel setting");
+  EXPECT_EQ(error(R"({"max_depth":-1})"), "max_depth: must be an integer in 0..2^40");
+  EXPECT_EQ(error(R"({"max_depth":1099511627777})"), "max_depth: must be an integer in 0..2^40");
+  EXPECT_EQ(error(R"({"depth_policy":"grow"})"), "depth_policy: must be reject or drop_oldest");
+  EXPECT_EQ(error(R"({"depth_policy":1})"), "depth_policy: must be reject or drop_oldest");
   // One bad field: the good ones before it are not applied either.
   EXPECT_EQ(error(R"({"max_attempts":2,"message_ttl":"x"})"),
             "message_ttl: not a duration (e.g. \"10m\")");

@@ -171,8 +171,10 @@ TEST_F(StatsText, DeliveriesByLocality) {
             std::string::npos)
       << out;
   EXPECT_EQ(out.find("delivered"), out.rfind("delivered")) << "only where it delivered";
-  EXPECT_NE(out.find("\n        expired: 2        dead-lettered: 3        discarded: 0\n"),
-            std::string::npos)
+  EXPECT_NE(
+      out.find(
+          "\n        expired: 2        dead-lettered: 3        discarded: 0        dropped: 0\n"),
+      std::string::npos)
       << out;
   EXPECT_EQ(out.find("expired"), out.rfind("expired"));
 }

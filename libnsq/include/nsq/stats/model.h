@@ -83,6 +83,7 @@ struct ChannelCounts {
   std::uint64_t expired_count = 0;
   std::uint64_t dead_letter_count = 0;
   std::uint64_t discarded_count = 0;
+  std::uint64_t dropped_count = 0;  // max_depth's drop_oldest
   std::int64_t client_count = 0;
 
   // Messages in memory (Go's tools show depth - backend_depth as "mem").
@@ -98,7 +99,9 @@ struct Channel : ChannelCounts {
   // Its dead-letter and TTL settings (nsq-cpp; left out when off).
   std::int64_t max_attempts = 0;
   std::string dead_letter_topic;
-  std::string message_ttl;      // Go duration, e.g. "10m0s"; "" when off
+  std::string message_ttl;  // Go duration, e.g. "10m0s"; "" when off
+  std::int64_t max_depth = 0;
+  std::string depth_policy;     // "reject" or "drop_oldest" when max_depth is set
   std::vector<Client> clients;  // empty when not requested
   bool paused = false;
   Latency e2e;
@@ -125,7 +128,10 @@ struct Topic {
   std::int64_t backend_depth = 0;
   std::uint64_t message_count = 0;
   std::uint64_t message_bytes = 0;
-  std::string message_ttl;  // nsq-cpp: its TTL setting, as Channel's
+  std::string message_ttl;     // nsq-cpp: its TTL setting, as Channel's
+  std::int64_t max_depth = 0;  // nsq-cpp: its bound, as Channel's
+  std::string depth_policy;
+  std::uint64_t dropped_count = 0;  // nsq-cpp: by max_depth's drop_oldest
   // The sums of its channels' (Go master).
   std::uint64_t zone_local_msg_count = 0;
   std::uint64_t region_local_msg_count = 0;

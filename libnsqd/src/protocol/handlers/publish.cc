@@ -80,6 +80,9 @@ awaitable<bool> publish(V2Client& client, std::string_view cmd, const std::strin
   if (client.broker().draining()) co_return client.fail(failed(cmd, "draining"));
   auto topic = client.broker().get_or_create_topic(topic_name);
   if (!topic) co_return client.fail(failed(cmd, "exiting"));
+  // A bounded topic or channel with the reject policy: all or nothing.
+  if (topic->admit(bodies.size()))
+    co_return client.fail(failed(cmd, "topic " + topic_name + " full"));
   // Cluster mode: only the topic's leader, with enough replicas in sync, takes it.
   Replication* replication = client.broker().replication();
   if (replication) {
