@@ -59,6 +59,7 @@ class DiskQueue::Impl {
   std::int64_t uncommitted() const;
   Positions positions() const;
   const QueueFiles& files() const { return files_; }
+  const Options& options() const { return options_; }
 
   std::error_code sync();
   std::error_code empty() { return control(OpKind::empty); }

@@ -1,7 +1,7 @@
 // Two modes, chosen by the first byte:
 // - 0xFF: an op sequence (puts, durable puts, reads, read commits, reopen,
 //   empty, sync) on a queue with manual_read_commit, checked against a
-//   std::deque oracle; see run_ops.
+//   std::deque oracle (peek_each included); see run_ops.
 // - otherwise, arbitrary files: feeds segment and meta files to a DiskQueue
 //   and reads it dry. Layout: [1 byte meta length M][M bytes meta][rest:
 //   segment 0, then a 0xFF 0xFE separator splits further segments].
@@ -117,6 +117,13 @@ void run_ops(std::string_view ops) {
     }
     check(q->depth() == static_cast<std::int64_t>(records.size() - read));
     check(q->uncommitted() == static_cast<std::int64_t>(read));
+    // peek_each sees exactly the unread records, and moves nothing.
+    std::size_t seen = read;
+    q->peek_each(1000, 1 << 20, [&](std::string_view d) {
+      check(seen < records.size() && d == records[seen]);
+      ++seen;
+    });
+    check(seen == records.size());
   }
   q.reset();
   std::filesystem::remove_all(dir);
@@ -156,6 +163,9 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
   o.max_bytes_per_file = 512;
   o.sync_timeout = std::chrono::milliseconds(0);
   if (auto q = DiskQueue::open(o)) {
+    (*q)->peek_each(100, 1 << 20, [](std::string_view d) {
+      if (d.empty() || d.size() > 4096) std::abort();  // within the limits, as reads
+    });
     for (int i = 0; i < 10000; ++i) {
       auto r = (*q)->try_read();
       if (!r) break;

@@ -141,6 +141,14 @@ class NsqadminApiTest : public ::testing::Test {
       return r && r->status == 200 && json(r->body)["producers"].Size() == count;
     })) << topic;
   }
+  // Every nsqd has identified itself to lookupd (it connects at start, on
+  // its own thread: a test may be faster).
+  void await_nodes(unsigned count) {
+    ASSERT_TRUE(eventually([&] {
+      auto r = http_once(lookupd_.http_port(), "GET", "/nodes");
+      return r && r->status == 200 && json(r->body)["producers"].Size() == count;
+    }));
+  }
   // The nsqd's own /stats JSON of one topic.
   rapidjson::Document nsqd_topic(int i, const std::string& topic) {
     auto r = http_once(nsqd_[i].http_port(), "GET", "/stats?format=json&topic=" + topic);
@@ -194,6 +202,7 @@ TEST_F(NsqadminApiTest, NodesNodeAndCounter) {
   create_channel(0, "clicks", "stats");
   publish(0, "clicks", 5);
   await_producers("clicks", 1);
+  await_nodes(2);
   Admin admin(lookupd_options());
 
   auto nodes = json(admin.call("GET", "/api/nodes").body);

@@ -142,6 +142,9 @@ async function main() {
     assert.equal(await text('[data-testid=channel-dead-letter-topic]'), 'e2e_dlq')
     assert.equal(await text('[data-testid=channel-message-ttl]'), '1h0m0s')
     assert.equal(await text('[data-testid=channel-max-depth]'), '1,000 (reject)')
+    // Peek: what the channel holds, nothing consumed (3 were delivered and FIN'd).
+    await page.locator('[data-testid=peek-queued]').click()
+    await page.locator('[data-testid=channel-peek-result]', {hasText: 'no queued messages'}).waitFor()
     // nsqd measures end-to-end latency (--e2e-processing-latency-percentile).
     await page.locator('[data-testid=channel-latency] tbody tr').nth(1).waitFor()
     assert.equal(await page.locator('[data-testid=channel-latency] tbody tr').count(), 2)
@@ -161,6 +164,13 @@ async function main() {
     assert.equal(held.in_flight_count, 0, 'nothing in flight while paused')
     assert.equal(held.clients[0].message_count, 3, 'nsqd sent no message to the client while paused')
     assert.equal(consumer.received, 3, 'the consumer got nothing while paused')
+    await page.locator('[data-testid=peek-queued]').click()
+    await page.waitForFunction(() =>
+      document.querySelectorAll('[data-testid=channel-peek] tbody tr').length === 4)
+    assert.deepEqual((await page.locator('[data-testid=channel-peek] td.body').allTextContents()).sort(),
+      ['p', 'q', 'r', 's'])
+    await shot('channel-peek')
+    assert.equal((await channelStats(nsqd[0], 'e2e_work', 'workers')).depth, 4, 'peeking consumed nothing')
     console.log('ok - pausing through the UI stopped delivery (nsqd /stats)')
 
     acceptNextConfirm(/unpause channel workers/)

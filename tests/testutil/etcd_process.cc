@@ -51,14 +51,29 @@ EtcdProcess::~EtcdProcess() { kill_now(); }
 
 std::string EtcdProcess::start(const std::filesystem::path& data_dir,
                                std::chrono::milliseconds timeout) {
+  const bool own_ports = client_port_ == 0;
+  // A port found free may be taken by a test running beside this one before
+  // etcd binds it: fresh ports then, a few times.
+  for (int attempt = 0;; ++attempt) {
+    if (own_ports) {
+      client_port_ = free_port();
+      peer_port_ = free_port();
+    }
+    std::string err = start_once(data_dir, timeout);
+    if (err.empty() || !own_ports || attempt == 4 ||
+        err.find("address already in use") == std::string::npos) {
+      return err;
+    }
+    std::filesystem::remove(dir_ / "etcd.log");
+  }
+}
+
+std::string EtcdProcess::start_once(const std::filesystem::path& data_dir,
+                                    std::chrono::milliseconds timeout) {
   const std::string binary = etcd_binary_path();
   if (binary.empty()) return "no etcd binary (install etcd-server)";
   dir_ = data_dir;
   std::filesystem::create_directories(dir_);
-  if (client_port_ == 0) {
-    client_port_ = free_port();
-    peer_port_ = free_port();
-  }
   const std::string client = "http://127.0.0.1:" + std::to_string(client_port_);
   const std::string peer = "http://127.0.0.1:" + std::to_string(peer_port_);
   const std::string listen = host_ == "127.0.0.1" ? client : client + "," + endpoint();

@@ -39,6 +39,8 @@ class EtcdProcess {
   std::string log() const;
 
  private:
+  std::string start_once(const std::filesystem::path& data_dir, std::chrono::milliseconds timeout);
+
   pid_t pid_ = -1;
   int client_port_ = 0;
   int peer_port_ = 0;

@@ -3,6 +3,7 @@
 #include <rapidjson/document.h>
 #include <spdlog/spdlog.h>
 
+#include <charconv>
 #include <chrono>
 #include <map>
 #include <optional>
@@ -324,6 +325,44 @@ class Api::Handlers {
       write_graphite(out, graphite::target(opts(), "*", topic, name, "message_count"),
                      graphite::channel_charts(opts(), topic, name));
     }
+    out.key("message");
+    out.string(message());
+    out.end_object();
+    return json_response(200, out.take());
+  }
+
+  // nsq-cpp: what a channel holds, from each nsqd's /channel/peek.
+  http::Response channel_peek(const std::string& topic, const std::string& name,
+                              const http::Request& req) {
+    std::string state(req.query_value("state").value_or("queued"));
+    int n = 20;
+    if (auto text = req.query_value("n")) {
+      const auto [end, ec] = std::from_chars(text->data(), text->data() + text->size(), n);
+      if (ec != std::errc() || end != text->data() + text->size() || n < 1 || n > 1000) {
+        return error(400, "INVALID_N");
+      }
+    }
+    if (state != "queued" && state != "in_flight" && state != "deferred") {
+      return error(400, "INVALID_STATE");
+    }
+    http::Response fail;
+    auto producers = ci().topic_producers(topic, lookupds(), nsqds());
+    if (upstream_failed(producers, "get topic producers", &fail)) return fail;
+    auto peeked = ci().channel_peek(producers.value, topic, name, state, n);
+    if (upstream_failed(peeked, "peek", &fail)) return fail;
+    JsonOut out;
+    out.begin_object();
+    out.key("nodes");
+    out.begin_array();
+    for (const auto& [node, messages] : peeked.value) {
+      out.begin_object();
+      out.key("node");
+      out.string(node);
+      out.key("messages");
+      out.raw(messages);
+      out.end_object();
+    }
+    out.end_array();
     out.key("message");
     out.string(message());
     out.end_object();
@@ -652,6 +691,10 @@ http::Response Api::handle(const http::Request& req) const {
       if (method == "GET") return h.topic(parts[2]);
       if (method == "POST") return h.topic_channel_action(parts[2], "");
       if (method == "DELETE") return h.delete_topic(parts[2]);
+      return not_allowed();
+    }
+    if (n == 5 && parts[4] == "peek") {
+      if (method == "GET") return h.channel_peek(parts[2], parts[3], req);
       return not_allowed();
     }
     if (n == 4) {

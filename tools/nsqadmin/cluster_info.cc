@@ -1,5 +1,8 @@
 #include "cluster_info.h"
 
+#include <rapidjson/document.h>
+#include <rapidjson/stringbuffer.h>
+#include <rapidjson/writer.h>
 #include <spdlog/spdlog.h>
 
 #include <algorithm>
@@ -432,6 +435,45 @@ Outcome ClusterInfo::tombstone_node_for_topic(const std::string& topic, const st
   auto producers = nsqd_producers({node});
   if (absorb(out, producers)) return out;
   add(out, post_all(http_addresses(producers.value), "topic/delete?topic=" + q(topic), "nsqd"));
+  return out;
+}
+
+Gathered<std::vector<std::pair<std::string, std::string>>> ClusterInfo::channel_peek(
+    const std::vector<Producer>& producers, const std::string& topic, const std::string& channel,
+    const std::string& state, int n) const {
+  std::vector<std::string> addrs;
+  for (const auto& p : producers) addrs.push_back(p.http_address());
+  auto results = in_parallel(addrs, [&](const std::string& addr) {
+    const std::string url = "http://" + addr + "/channel/peek?topic=" + http::query_escape(topic) +
+                            "&channel=" + http::query_escape(channel) +
+                            "&state=" + http::query_escape(state) + "&n=" + std::to_string(n);
+    debug("CI: querying nsqd " + url);
+    auto body = get_v1(url, timeouts_);
+    if (!body) return tl::expected<std::string, std::string>(tl::unexpect, body.error());
+    rapidjson::Document d;
+    d.Parse(body->c_str(), body->size());
+    if (d.HasParseError() || !d.IsObject() || !d.HasMember("messages") ||
+        !d["messages"].IsArray()) {
+      return tl::expected<std::string, std::string>(tl::unexpect,
+                                                    std::string("invalid JSON response"));
+    }
+    rapidjson::StringBuffer buf;
+    rapidjson::Writer<rapidjson::StringBuffer> w(buf);
+    d["messages"].Accept(w);
+    return tl::expected<std::string, std::string>(std::string(buf.GetString(), buf.GetSize()));
+  });
+  Gathered<std::vector<std::pair<std::string, std::string>>> out;
+  for (std::size_t i = 0; i < results.size(); ++i) {
+    if (results[i]) {
+      out.value.emplace_back(addrs[i], std::move(*results[i]));
+    } else {
+      out.errors.push_back(results[i].error());
+    }
+  }
+  if (!addrs.empty() && out.errors.size() == addrs.size()) {
+    out.fatal = "Failed to query any nsqd: " + join_errors(out.errors);
+    out.errors.clear();
+  }
   return out;
 }
 

@@ -69,6 +69,12 @@ class ClusterInfo {
                                                   const Addresses& nsqds) const;
 
   // /stats of each producer, optionally narrowed to a topic (and channel).
+  // nsq-cpp's GET /channel/peek on each producer: (node, its "messages" as
+  // JSON), nodes that do not answer (or are Go nsqd) left out as errors.
+  Gathered<std::vector<std::pair<std::string, std::string>>> channel_peek(
+      const std::vector<Producer>& producers, const std::string& topic, const std::string& channel,
+      const std::string& state, int n) const;
+
   Gathered<NsqdStats> nsqd_stats(const std::vector<Producer>& producers, const std::string& topic,
                                  const std::string& channel, bool include_clients) const;
 

@@ -73,6 +73,9 @@ void JsonOut::latency(const LatencyAggregate& e) {
 }
 void JsonOut::boolean(bool v) { impl_->writer.Bool(v); }
 void JsonOut::null() { impl_->writer.Null(); }
+void JsonOut::raw(std::string_view json) {
+  impl_->writer.RawValue(json.data(), json.size(), rapidjson::kArrayType);
+}
 
 void JsonOut::strings(const std::vector<std::string>& v) {
   if (v.empty()) return null();

@@ -31,6 +31,7 @@ class JsonOut {
   void boolean(bool v);
   void null();
   void strings(const std::vector<std::string>& v);  // null when empty
+  void raw(std::string_view json);                  // a value that is JSON already
 
   void producer(const Producer& p);
   void producers(const std::vector<Producer>& v);

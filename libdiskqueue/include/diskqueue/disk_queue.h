@@ -147,6 +147,14 @@ class DiskQueue {
   // not call into this queue); how many it saw.
   std::size_t read_each(std::size_t max_records, std::size_t max_bytes, const RecordSink& each);
 
+  // Up to max_records unread records from the reader's position on, without
+  // moving it (inspection: nsqd's /channel/peek): `each` sees each payload;
+  // how many it saw. Reads the segment files on its own descriptors, so it
+  // may run beside the reader and writers; a record read or a segment
+  // removed meanwhile ends it early. Stops at the first invalid size.
+  std::size_t peek_each(std::size_t max_records, std::size_t max_bytes,
+                        const std::function<void(std::string_view data)>& each) const;
+
   // With manual_read_commit: every record up to the token's is done. Any
   // thread; a token at or behind the commit (or from before empty()) is
   // ignored; errc::invalid_token for one past the reader. The position

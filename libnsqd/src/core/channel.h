@@ -21,6 +21,7 @@
 #include "core/id_table.h"
 #include "core/locality.h"
 #include "core/message.h"
+#include "core/peek.h"
 #include "core/queue_settings.h"
 #include "core/read_commits.h"
 #include "nsq/stats/model.h"
@@ -107,6 +108,10 @@ class Channel : public std::enable_shared_from_this<Channel> {
   void set_settings(QueueSettings settings);
   QueueSettings settings() const;
   void set_topic_ttl(std::chrono::milliseconds ttl);
+  // Copies of up to n (at most kMaxPeek) messages in `state`, nothing moved
+  // (core/peek.h): queued ones from memory and the disk queue, in-flight and
+  // deferred ones with when they are due, earliest first.
+  std::vector<PeekedMessage> peek(PeekState state, std::size_t n) const;
   // max_depth with the reject policy: `n` more messages would not fit.
   bool would_reject(std::int64_t n) const;
 

@@ -101,6 +101,14 @@ class IdTable {
     }
   }
 
+  // for_each that stops when f returns false; const.
+  template <class F>
+  void visit_all_until(F&& f) const {
+    for (const Slot& s : slots_) {
+      if (s.entry != 0 && !f(entry(s.entry).id, entry(s.entry).value)) return;
+    }
+  }
+
   void clear() noexcept {
     slots_.clear();
     slots_.shrink_to_fit();
@@ -143,6 +151,10 @@ class IdTable {
   }
 
   Entry& entry(std::uint32_t n) noexcept {
+    const std::uint32_t k = n - 1;
+    return chunks_[k >> kChunkBits][k & (kChunk - 1)];
+  }
+  const Entry& entry(std::uint32_t n) const noexcept {
     const std::uint32_t k = n - 1;
     return chunks_[k >> kChunkBits][k & (kChunk - 1)];
   }

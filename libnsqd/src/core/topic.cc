@@ -324,6 +324,28 @@ std::error_code Topic::admit(std::size_t n) const {
   return {};
 }
 
+std::vector<PeekedMessage> Topic::peek(std::size_t n) const {
+  n = std::min(n, kMaxPeek);
+  std::vector<PeekedMessage> out;
+  {
+    std::lock_guard lock(mu_);
+    for (const Pending& p : backlog_) {
+      if (out.size() >= n) break;
+      out.push_back(PeekedMessage{p.msg->id(), p.msg->timestamp(), 0, std::string(p.msg->body()),
+                                  std::nullopt});
+    }
+  }
+  if (backend_ && out.size() < n) {
+    backend_->peek_each(n - out.size(), 4 * 1024 * 1024, [&](std::string_view data) {
+      if (auto m = decode_message(data)) {
+        out.push_back(PeekedMessage{m->header.id, m->header.timestamp_ns, m->header.attempts,
+                                    std::string(m->body), std::nullopt});
+      }
+    });
+  }
+  return out;
+}
+
 QueueSettings Topic::settings() const {
   std::lock_guard lock(mu_);
   return settings_;

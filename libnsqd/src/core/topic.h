@@ -16,6 +16,7 @@
 #include "core/context.h"
 #include "core/delivery_ledger.h"
 #include "core/message.h"
+#include "core/peek.h"
 #include "nsq/id_generator.h"
 
 namespace nsq::nsqd {
@@ -64,6 +65,9 @@ class Topic : public std::enable_shared_from_this<Topic> {
   // (docs/operations.md).
   void set_settings(QueueSettings settings);
   QueueSettings settings() const;
+  // Copies of up to n of the messages the topic itself holds (no channel
+  // yet, or paused): memory, then its disk queue (core/peek.h).
+  std::vector<PeekedMessage> peek(std::size_t n) const;
   // Before a publish of `n` messages: errc::full when the topic or one of
   // its channels is bounded with the reject policy and would go past it.
   std::error_code admit(std::size_t n) const;

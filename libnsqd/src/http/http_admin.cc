@@ -174,6 +174,65 @@ void HttpApi::do_settings(bool of_channel, const Request& req, const Reply& repl
   reply(v1_json(settings_json(current, scope)));
 }
 
+// GET /topic/peek?topic=T&n=N and /channel/peek?topic=T&channel=C&n=N
+// &state=queued|in_flight|deferred: copies, nothing consumed (docs/operations.md).
+void HttpApi::do_peek(bool of_channel, const Request& req, const Reply& reply) {
+  std::size_t n = 10;
+  if (auto text = req.query_value("n")) {
+    std::size_t v = 0;
+    const auto [end, ec] = std::from_chars(text->data(), text->data() + text->size(), v);
+    if (ec != std::errc() || end != text->data() + text->size() || v < 1 || v > kMaxPeek) {
+      reply(v1_error(400, "INVALID_N - want 1.." + std::to_string(kMaxPeek)));
+      return;
+    }
+    n = v;
+  }
+  PeekState state = PeekState::queued;
+  if (auto s = req.query_value("state"); s && of_channel) {
+    if (*s == "in_flight") {
+      state = PeekState::in_flight;
+    } else if (*s == "deferred") {
+      state = PeekState::deferred;
+    } else if (*s != "queued") {
+      reply(v1_error(400, "INVALID_STATE - want queued, in_flight or deferred"));
+      return;
+    }
+  }
+  std::string topic_name;
+  std::string channel_name;
+  if (of_channel) {
+    auto args = http::topic_channel_args(req);
+    if (!args) {
+      reply(std::move(args.error()));
+      return;
+    }
+    topic_name = args->topic;
+    channel_name = args->channel;
+  } else {
+    auto name = req.query_value("topic");
+    if (!name) {
+      reply(v1_error(400, "MISSING_ARG_TOPIC"));
+      return;
+    }
+    topic_name = std::string(*name);
+  }
+  auto topic = broker_.find_topic(topic_name);
+  if (!topic) {
+    reply(v1_error(404, "TOPIC_NOT_FOUND"));
+    return;
+  }
+  if (!of_channel) {
+    reply(v1_json(peek_json(topic->peek(n))));
+    return;
+  }
+  auto channel = topic->find_channel(channel_name);
+  if (!channel) {
+    reply(v1_error(404, "CHANNEL_NOT_FOUND"));
+    return;
+  }
+  reply(v1_json(peek_json(channel->peek(state, n))));
+}
+
 void HttpApi::do_config(const std::string& opt, const Request& req, const Reply& reply) {
   // Go shows the ports it listens on when no broadcast port was given, and
   // the statsd prefix as expanded at start-up.

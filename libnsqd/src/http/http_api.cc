@@ -82,6 +82,8 @@ enum RouteId {
   kChannelAction,
   kTopicSettings,
   kChannelSettings,
+  kTopicPeek,
+  kChannelPeek,
   kConfig,
   kPprof,
   kSetBlockRate,
@@ -107,6 +109,8 @@ http::Router make_router() {
     r.add(method, "/topic/settings", kTopicSettings);
     r.add(method, "/channel/settings", kChannelSettings);
   }
+  r.add("GET", "/topic/peek", kTopicPeek);
+  r.add("GET", "/channel/peek", kChannelPeek);
   r.add("GET", "/config/:opt", kConfig);
   r.add("PUT", "/config/:opt", kConfig);
   http::add_pprof_routes(r, "/debug/pprof/", kPprof);
@@ -182,6 +186,12 @@ void HttpApi::route(const Request& req, const Reply& reply) {
       return;
     case kChannelSettings:
       do_settings(true, req, reply);
+      return;
+    case kTopicPeek:
+      do_peek(false, req, reply);
+      return;
+    case kChannelPeek:
+      do_peek(true, req, reply);
       return;
     default:
       do_config(found.param, req, reply);

@@ -87,6 +87,7 @@ class HttpApi {
   void do_topic(const std::string& action, const http::Request& req, const Reply& reply);
   void do_channel(const std::string& action, const http::Request& req, const Reply& reply);
   void do_settings(bool of_channel, const http::Request& req, const Reply& reply);
+  void do_peek(bool of_channel, const http::Request& req, const Reply& reply);
   void do_config(const std::string& opt, const http::Request& req, const Reply& reply);
   void do_lifecycle(const std::string& opt, const http::Request& req, const Reply& reply);
   void publish(const std::string& topic, std::vector<std::string_view> bodies,

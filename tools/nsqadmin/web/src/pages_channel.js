@@ -6,6 +6,7 @@ import {channelActions} from './actions.js'
 import {stat} from './pages_topics.js'
 import {graphiteSection} from './graphs.js'
 import {latencyTable} from './latency.js'
+import {peekSection} from './peek.js'
 
 function features(c) {
   const f = []
@@ -105,6 +106,7 @@ export const channelPage = {
           h('td', {class: 'num'}, num(n.client_count)),
           h('td', null, n.paused ? h('span', {class: 'badge paused'}, 'paused') : ''))),
         'no nsqd has this channel'),
+      peekSection(topic, channel),
       h('h3', null, 'Clients'),
       table('channel-clients',
         ['Client Host', 'Client ID', 'Address', 'User-Agent', 'Features',
