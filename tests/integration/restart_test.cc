@@ -115,7 +115,8 @@ TEST_F(RestartTest, TwoHundredThousandMessagesSurviveRestart) {
 }
 
 // §13: memory-queue, in-flight and deferred messages are written to disk at
-// shutdown; deferred ones lose their delay, in-flight ones keep their attempts.
+// shutdown; in-flight ones keep their attempts; deferred ones keep their delay
+// (ours: the side file of due times; Go delivers them at once).
 TEST_F(RestartTest, InFlightAndDeferredSurviveShutdown) {
   start();
   auto c = consumer("t", "c", 3);
@@ -136,15 +137,18 @@ TEST_F(RestartTest, InFlightAndDeferredSurviveShutdown) {
   auto t0 = Clock::now();
   auto d = consumer("t", "c", 100);
   std::map<std::string, int> attempts;
-  for (int i = 0; i < 6; ++i) {
+  for (int i = 0; i < 5; ++i) {
     auto m = read_message(d);
     ASSERT_TRUE(m) << i;
     EXPECT_EQ(attempts.count(m->body), 0u) << "duplicate " << m->body;
     attempts[m->body] = m->attempts;
     d.fin(m->id);
   }
-  EXPECT_LT(Clock::now() - t0, 3s) << "the deferred message kept its delay";
-  EXPECT_EQ(attempts.size(), 6u);
+  EXPECT_LT(Clock::now() - t0, 3s);
+  EXPECT_EQ(attempts.size(), 5u);
+  EXPECT_EQ(attempts.count("deferred"), 0u)
+      << "delivered at once after the restart, as Go does; ours keeps its hour "
+         "(docs/operations.md, deferred_restart_test.cc)";
   for (auto& [body, n] : attempts) {
     EXPECT_EQ(n, inflight.count(body) ? 2 : 1)
         << body << (inflight.count(body) ? " was in flight once" : "");

@@ -34,6 +34,7 @@ Channel::Channel(std::string topic_name, std::string name, QueueContext& ctx,
   if (backend_) {
     auto p = backend_->positions();
     disk_pending_ = (p.read_file_num != p.write_file_num || p.read_pos != p.write_pos) ? 1 : 0;
+    load_deferred_file();
   }
 }
 

@@ -123,7 +123,7 @@ class Channel : public std::enable_shared_from_this<Channel> {
   // Disconnects the clients and removes the disk queue's files.
   void remove();
   // Clean shutdown: memory, in-flight and deferred messages go to the disk
-  // queue (deferred ones lose their delay), which is then closed.
+  // queue (deferred ones with their due times in a side file), which is then closed.
   void close_for_shutdown();
 
   ChannelStats stats() const;
@@ -193,6 +193,8 @@ class Channel : public std::enable_shared_from_this<Channel> {
   void on_deadline();
   void process_deadlines(Clock::time_point now);
   void start_refill_locked();
+  void load_deferred_file();
+  void remove_deferred_file();
   void refill();
   void account_spill_locked(DiskWrites& spill, std::size_t from);
   static void wake_all(const std::vector<std::shared_ptr<Subscriber>>& subs);

@@ -5,7 +5,10 @@
 #include <algorithm>
 
 #include "core/channel.h"
+#include "core/deferred_file.h"
+#include "core/read_file.h"
 #include "core/worker_pool.h"
+#include "diskqueue/atomic_file.h"
 
 namespace nsq::nsqd {
 namespace {
@@ -14,6 +17,28 @@ constexpr std::size_t kRefillBatch = 256;
 constexpr std::size_t kRefillBytes = 4 * 1024 * 1024;
 
 }  // namespace
+
+// A clean restart's due times (close_for_shutdown) become deferred_due_:
+// the messages are met again as the disk queue is read. The file is removed
+// once read; the next clean shutdown writes what is still pending.
+void Channel::load_deferred_file() {
+  const auto path = deferred_file::path_for(backend_->meta_path());
+  auto text = read_file_if_exists(path);
+  if (!text || !*text) return;
+  const auto steady_now = Clock::now();
+  const std::int64_t unix_ms_now = unix_nanos() / 1'000'000;
+  for (const auto& e : deferred_file::decode(**text)) {
+    if (e.due_unix_ms <= unix_ms_now) continue;
+    deferred_due_[e.id] = steady_now + std::chrono::milliseconds(e.due_unix_ms - unix_ms_now);
+  }
+  remove_deferred_file();
+}
+
+void Channel::remove_deferred_file() {
+  if (!backend_) return;
+  std::error_code ec;
+  std::filesystem::remove(deferred_file::path_for(backend_->meta_path()), ec);
+}
 
 void Channel::commit_reads() {
   std::optional<diskqueue::ReadToken> token;
@@ -71,6 +96,11 @@ void Channel::refill() {
     if (durable_) {
       for (const auto& t : tokens) read_commits_.add(t);
       for (const auto& t : undecodable) release_locked(QueuedMessage{{}, 0, t.seq});
+    }
+    // Deferred messages that went through the disk queue (a DPUB with
+    // --sync-publish, or any deferred message over a restart): not delivered
+    // before they are due.
+    if (!deferred_due_.empty()) {
       Clock::time_point now = Clock::now();
       std::vector<QueuedMessage> ready;
       for (auto& m : decoded) {
@@ -132,6 +162,7 @@ std::error_code Channel::empty() {
     handed_off_ = 0;
   }
   std::error_code ec = backend_ ? backend_->empty() : std::error_code{};
+  remove_deferred_file();
   {
     std::lock_guard lock(mu_);
     for (auto& [id, slot] : clients_) slot.waiting = true;
@@ -160,11 +191,13 @@ void Channel::remove() {
   if (backend_) {
     backend_->empty();
     backend_->remove();
+    remove_deferred_file();
   }
 }
 
 void Channel::close_for_shutdown() {
   std::vector<std::string> records;
+  std::vector<deferred_file::Entry> due_times;
   {
     std::unique_lock lock(mu_);
     exiting_ = true;
@@ -182,10 +215,20 @@ void Channel::close_for_shutdown() {
     for (auto& m : from_disk_) keep(m);
     for (auto& m : memory_) keep(m);
     in_flight_.for_each([&](const MessageId&, InFlight& f) { keep(f.msg); });
+    // Deferred ones go to disk too, as in Go; when each is due goes to the
+    // side file (with what was read back from it and is still on disk).
+    const auto steady_now = Clock::now();
+    const std::int64_t unix_ms_now = unix_nanos() / 1'000'000;
+    auto unix_ms = [&](Clock::time_point due) {
+      return unix_ms_now +
+             std::chrono::duration_cast<std::chrono::milliseconds>(due - steady_now).count();
+    };
     while (!deferred_.empty()) {
       keep(deferred_.top().msg);
+      due_times.push_back({deferred_.top().msg.msg->id(), unix_ms(deferred_.top().due)});
       deferred_.pop();
     }
+    for (const auto& [id, due] : deferred_due_) due_times.push_back({id, unix_ms(due)});
     from_disk_.clear();
     memory_.clear();
     in_flight_deadlines_.clear();
@@ -193,6 +236,13 @@ void Channel::close_for_shutdown() {
   }
   if (!backend_) return;
   if (durable_) commit_reads();  // what was FIN'd last, before the checkpoint
+  if (due_times.empty()) {
+    remove_deferred_file();
+  } else if (auto ec = diskqueue::write_file_atomic(deferred_file::path_for(backend_->meta_path()),
+                                                    deferred_file::encode(due_times))) {
+    ctx_.log.error("TOPIC({}): CHANNEL({}) failed to save when its deferred messages are due - {}",
+                   topic_name_, name_, ec.message());
+  }
   if (!records.empty()) {
     std::vector<std::string_view> views(records.begin(), records.end());
     if (auto ec = backend_->put_batch(views)) {

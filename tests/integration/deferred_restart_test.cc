@@ -1,0 +1,93 @@
+// Deferred and requeued timing survives a clean restart (issue 21;
+// docs/operations.md): a DPUB'd or REQ'd-with-delay message is neither
+// delivered before its time after nsqd restarts, nor lost; Go nsqd (which
+// ignores the side file) would deliver it at once, as before.
+
+#include <rapidjson/document.h>
+
+#include "integration/http_harness.h"
+#include "nsq/base64.h"
+#include "testutil/files.h"
+
+namespace nsq::integration {
+namespace {
+
+using DeferredRestartTest = HttpTest;
+
+int64_t unix_ms() {
+  return std::chrono::duration_cast<std::chrono::milliseconds>(
+             std::chrono::system_clock::now().time_since_epoch())
+      .count();
+}
+
+// The due times (Unix ms) /channel/peek shows for the deferred messages, by body.
+std::map<std::string, int64_t> deferred_due(HttpTest& t, Reply r) {
+  std::map<std::string, int64_t> out;
+  if (!r || r->status != 200) return out;
+  rapidjson::Document d;
+  d.Parse(r->body.c_str());
+  if (d.HasParseError() || !d["messages"].IsArray()) return out;
+  for (auto& m : d["messages"].GetArray()) {
+    auto body = base64::decode(m["body"].GetString());
+    out[body ? *body : "?"] = m["due"].GetInt64() / 1'000'000;
+  }
+  (void)t;
+  return out;
+}
+
+TEST_F(DeferredRestartTest, TenMinuteDpubAndReqKeepTheirTimeAcrossACleanRestart) {
+  start_http();
+  if (IsSkipped() || HasFatalFailure()) return;
+  auto c = consumer("t", "c", 1);
+  auto p = client();
+  p.pub("t", "requeued");
+  ASSERT_TRUE(got_response(p, "OK"));
+  auto m = read_message(c);
+  ASSERT_TRUE(m);
+  const int64_t req_due = unix_ms() + 600'000;
+  c.req(m->id, 600'000);
+  const int64_t dpub_due = unix_ms() + 600'000;
+  p.dpub("t", 600'000, "deferred");
+  ASSERT_TRUE(got_response(p, "OK"));
+  ASSERT_TRUE(stats_eventually([&] {
+    auto* ch = channel("t", "c");
+    return ch && int_of(*ch, "deferred_count") == 2;
+  }));
+  c.close();
+  p.close();
+  stop_clean();
+  EXPECT_NE(testutil::read_file(data_dir_.path() / "t:c.diskqueue.deferred.dat").find(' '),
+            std::string::npos);
+
+  start_http();
+  if (IsSkipped() || HasFatalFailure()) return;
+  auto again = consumer("t", "c", 10);
+  EXPECT_TRUE(got_nothing(again, 1000ms)) << "delivered before its time";
+  auto due = deferred_due(*this, get("/channel/peek?topic=t&channel=c&state=deferred"));
+  ASSERT_EQ(due.size(), 2u);
+  EXPECT_NEAR(static_cast<double>(due["requeued"]), static_cast<double>(req_due), 2000);
+  EXPECT_NEAR(static_cast<double>(due["deferred"]), static_cast<double>(dpub_due), 2000);
+  EXPECT_EQ(channel_stat("t", "c", "deferred_count"), 2);
+}
+
+TEST_F(DeferredRestartTest, DeliveredOnceDueAfterTheRestart) {
+  start_http();
+  if (IsSkipped() || HasFatalFailure()) return;
+  ASSERT_TRUE(is_v1_ok(post("/topic/create?topic=t"), ""));
+  ASSERT_TRUE(is_v1_ok(post("/channel/create?topic=t&channel=c"), ""));
+  const int64_t due = unix_ms() + 2500;
+  ASSERT_TRUE(is_v1_ok(post("/pub?topic=t&defer=2500", "soon"), "OK"));
+  stop_clean();
+  start_http();
+  if (IsSkipped() || HasFatalFailure()) return;
+  auto c = consumer("t", "c", 1);
+  auto m = read_message(c, 6000ms);
+  ASSERT_TRUE(m);
+  EXPECT_EQ(m->body, "soon");
+  EXPECT_GE(unix_ms(), due - 50) << "delivered before its time";
+  EXPECT_FALSE(std::filesystem::exists(data_dir_.path() / "t:c.diskqueue.deferred.dat"))
+      << "read once, then gone";
+}
+
+}  // namespace
+}  // namespace nsq::integration
