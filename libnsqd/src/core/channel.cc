@@ -149,6 +149,8 @@ void Channel::account_spill_locked(DiskWrites& spill, std::size_t from) {
         }
         self->disk_pending_ += static_cast<std::int64_t>(n);
         ++self->disk_write_seq_;
+        // --sync-publish spills every message: drop_oldest trims once it landed.
+        if (self->settings_.drops_oldest()) self->trim_locked();
         self->collect_waiting_locked(wake);
         if (!wake.empty()) self->start_refill_locked();
       }

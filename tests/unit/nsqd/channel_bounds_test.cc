@@ -76,5 +76,35 @@ TEST_F(ChannelAllDiskTest, DropOldestDropsWhatIsOnDiskFirst) {
   EXPECT_EQ(got, (std::vector<std::string>{"body-4", "body-5", "body-6"}));
 }
 
+class ChannelDurableBoundsTest : public ChannelTest {
+ protected:
+  static Options opts() {
+    Options o = coretest::test_options();
+    o.sync_publish = true;
+    return o;
+  }
+  ChannelDurableBoundsTest() : ChannelTest(opts()) {}
+};
+
+// With --sync-publish every message goes through the disk queue: the bound
+// applies once the records landed, oldest first as they are read back.
+TEST_F(ChannelDurableBoundsTest, DropOldestBoundsADurableChannelToo) {
+  auto ch = make_channel();
+  ch->set_settings(bounded(2, DepthPolicy::drop_oldest));
+  put_n(*ch, 1, 5);
+  ASSERT_TRUE(coretest::eventually([&] { return ch->stats().dropped == 3; }, 5s));
+  EXPECT_EQ(ch->stats().depth, 2);
+  auto sub = std::make_shared<TestSubscriber>();
+  ASSERT_EQ(ch->add_client(1, sub), Channel::AddResult::ok);
+  std::vector<std::string> got;
+  ASSERT_TRUE(coretest::eventually(
+      [&] {
+        for (auto& m : take(*ch, 1, 100)) got.emplace_back(m.msg->body());
+        return got.size() >= 2;
+      },
+      5s));
+  EXPECT_EQ(got, (std::vector<std::string>{"body-4", "body-5"}));
+}
+
 }  // namespace
 }  // namespace nsq::nsqd
