@@ -27,7 +27,7 @@ void add_version_flag(flags::FlagSet& fs, bool* show_version) {
 
 void exit_if_version(bool show_version, std::string_view tool) {
   if (!show_version) return;
-  std::string line = version_line(tool) + "\n";
+  std::string line = version_output(tool) + "\n";
   std::fputs(line.c_str(), stdout);
   std::fflush(stdout);
   std::exit(0);

@@ -2,6 +2,11 @@
 
 #include "nsq/hostname.h"
 
+// Set by cmake/BuildCommit.cmake for this file only.
+#ifndef NSQ_GIT_COMMIT
+#define NSQ_GIT_COMMIT "unknown"
+#endif
+
 namespace nsq::config {
 
 ParseEnv current_parse_env() { return ParseEnv{os_hostname(), compiler_name()}; }
@@ -20,6 +25,13 @@ std::string compiler_name() {
 
 std::string version_string(std::string_view program, std::string_view compiler) {
   return std::string(program) + " v1.3.0 (built w/" + std::string(compiler) + ")";
+}
+
+std::string_view build_commit() { return NSQ_GIT_COMMIT; }
+
+std::string version_output(std::string_view program, std::string_view compiler) {
+  return std::string(program) + " v1.3.0 (built w/" + std::string(compiler) + ", commit " +
+         std::string(build_commit()) + ")";
 }
 
 std::vector<std::string> command_line_args(int argc, const char* const* argv) {

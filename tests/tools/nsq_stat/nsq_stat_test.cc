@@ -142,7 +142,9 @@ class NsqStatTest : public ::testing::Test {
 TEST_F(NsqStatTest, VersionAndBadFlags) {
   auto v = run_tool(stat_binary(), {"--version"});
   EXPECT_EQ(v.exit_code, 0);
-  EXPECT_EQ(v.out, "nsq_stat v1.3.0\n");
+  // Go's line and the commit the build was made from.
+  EXPECT_TRUE(std::regex_match(v.out, std::regex(R"(nsq_stat v1\.3\.0 \(commit \w+\)\n)")))
+      << v.out;
 
   auto bad = run_tool(stat_binary(), {"--bogus"});
   EXPECT_EQ(bad.exit_code, 2);

@@ -9,6 +9,7 @@
 #include <csignal>
 #include <ctime>
 #include <functional>
+#include <regex>
 #include <set>
 #include <string>
 #include <thread>
@@ -155,7 +156,9 @@ class NsqToFileTest : public ::testing::Test {
 TEST_F(NsqToFileTest, VersionAndFlagErrors) {
   auto v = run_tool(to_file_binary(), {"--version"});
   EXPECT_EQ(v.exit_code, 0);
-  EXPECT_EQ(v.out, "nsq_to_file v1.3.0\n");
+  // Go's line and the commit the build was made from.
+  EXPECT_TRUE(std::regex_match(v.out, std::regex(R"(nsq_to_file v1\.3\.0 \(commit \w+\)\n)")))
+      << v.out;
 
   auto bad = run_tool(to_file_binary(), {"--bogus"});
   EXPECT_EQ(bad.exit_code, 2);

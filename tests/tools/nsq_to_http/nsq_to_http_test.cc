@@ -14,6 +14,7 @@
 #include <functional>
 #include <memory>
 #include <mutex>
+#include <regex>
 #include <set>
 #include <string>
 #include <thread>
@@ -524,7 +525,9 @@ TEST(NsqToHttpFlagsTest, GoChecksAndExitCodes) {
   if (to_http_binary().empty()) GTEST_SKIP() << "nsq_to_http not built";
   auto version = run_tool(to_http_binary(), {"--version"});
   EXPECT_EQ(version.exit_code, 0);
-  EXPECT_EQ(version.out, "nsq_to_http v1.3.0\n");
+  // Go's line and the commit the build was made from.
+  EXPECT_TRUE(std::regex_match(version.out, std::regex(R"(nsq_to_http v1\.3\.0 \(commit \w+\)\n)")))
+      << version.out;
 
   const std::string src = "--nsqd-tcp-address=127.0.0.1:1";
   struct Case {

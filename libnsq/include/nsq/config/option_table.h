@@ -259,7 +259,7 @@ ParseOutcome<Options> parse_daemon_options(const DaemonParser<Options>& parser, 
     for (const auto& field : parser.fields) field.add_flag(fs, staged);
     if (auto ok = parse_command_line(fs, args); !ok) return tl::unexpected(ok.error());
     if (cmd.version) {
-      return tl::unexpected(ParseExit{0, version_string(parser.program, compiler) + "\n", false});
+      return tl::unexpected(ParseExit{0, version_output(parser.program, compiler) + "\n", false});
     }
     auto cfg = load_config(cmd.config);
     if (!cfg) return tl::unexpected(cfg.error());
