@@ -17,6 +17,8 @@
 #include <vector>
 
 #include "cluster_info.h"
+#include "history.h"
+#include "history_poller.h"
 #include "options.h"
 #include "static_assets.h"
 #include "testutil/http_client.h"
@@ -436,6 +438,84 @@ TEST_F(NsqadminApiTest, UnreachableLookupd) {
                 .rfind("UPSTREAM_ERROR: Failed to query any nsqlookupd: ", 0),
             0u)
       << failed.body;
+}
+
+// nsq-cpp's history: two polls of the real cluster (at times the test
+// gives), then /api/history's answers and errors.
+TEST_F(NsqadminApiTest, HistoryRecordsPollsAndServesThem) {
+  create_channel(0, "hist", "work");
+  create_channel(1, "hist", "work");
+  publish(0, "hist", 4);
+  publish(1, "hist", 6);
+  await_producers("hist", 2);
+  Options o = lookupd_options();
+  o.base_path = normalize_base_path("/admin");
+  HistoryShape shape;
+  shape.interval = 1s;
+  shape.duration = 60s;
+  History history(shape);
+  ClusterInfo cluster(UpstreamTimeouts{1000ms, 3000ms, {}}, nullptr);
+  auto shared = std::make_shared<const Options>(o);
+  HistoryPoller poller(
+      &cluster, &history, [shared] { return shared; }, nullptr);
+  ASSERT_TRUE(poller.poll_once(1'000'000));
+  publish(0, "hist", 20);  // 20 messages in the 2 s between the polls: 10/s
+  ASSERT_TRUE(poller.poll_once(1'002'000));
+  Api api(&o, &cluster, nullptr, nullptr, &history);
+  auto call = [&](const std::string& method, const std::string& path) {
+    return api.handle(request(method, path));
+  };
+
+  auto topic = call("GET", "/admin/api/history/topics/hist");
+  ASSERT_EQ(topic.status, 200) << topic.body;
+  EXPECT_EQ(topic.content_type, "application/json; charset=utf-8");
+  auto t = json(topic.body);
+  EXPECT_EQ(t["interval_ms"].GetInt64(), 1000);
+  ASSERT_EQ(t["time"].Size(), 2u);
+  EXPECT_EQ(t["time"][1].GetInt64(), 1'002'000);
+  EXPECT_TRUE(t["series"]["rate"][0].IsNull()) << "no rate from one poll";
+  EXPECT_DOUBLE_EQ(t["series"]["rate"][1].GetDouble(), 10.0);
+
+  auto channel = call("GET", "/admin/api/history/topics/hist/work");
+  ASSERT_EQ(channel.status, 200) << channel.body;
+  auto c = json(channel.body);
+  EXPECT_DOUBLE_EQ(c["series"]["depth"][0].GetDouble(), 10.0);
+  EXPECT_DOUBLE_EQ(c["series"]["depth"][1].GetDouble(), 30.0);
+  EXPECT_DOUBLE_EQ(c["series"]["clients"][1].GetDouble(), 0.0);
+
+  auto n0 = call("GET", "/admin/api/history/nodes/" + node(0));
+  ASSERT_EQ(n0.status, 200) << n0.body;
+  EXPECT_DOUBLE_EQ(json(n0.body)["series"]["rate"][1].GetDouble(), 10.0);
+
+  auto expect_error = [&](const std::string& method, const std::string& path, int status,
+                          const std::string& message) {
+    auto r = call(method, path);
+    EXPECT_EQ(r.status, status) << path;
+    EXPECT_EQ(r.body, R"({"message":")" + message + R"("})") << path;
+  };
+  expect_error("GET", "/admin/api/history/topics/unknown", 404, "TOPIC_NOT_FOUND");
+  expect_error("GET", "/admin/api/history/topics/hist/unknown", 404, "CHANNEL_NOT_FOUND");
+  expect_error("GET", "/admin/api/history/nodes/10.0.0.1:4151", 404, "NODE_NOT_FOUND");
+  expect_error("GET", "/admin/api/history/topics/bad!name", 400, "INVALID_TOPIC");
+  expect_error("GET", "/admin/api/history/topics/hist/bad!name", 400, "INVALID_CHANNEL");
+  expect_error("GET", "/admin/api/history/topics", 404, "NOT_FOUND");
+  expect_error("GET", "/admin/api/history/topics/hist/work/more", 404, "NOT_FOUND");
+  expect_error("GET", "/admin/api/history/channels/x", 404, "NOT_FOUND");
+  expect_error("DELETE", "/admin/api/history/topics/hist", 405, "METHOD_NOT_ALLOWED");
+  expect_error("GET", "/api/history/topics/hist", 404, "NOT_FOUND");  // outside the base path
+
+  // Without a history (--history-duration=0, or --graphite-url).
+  Api without(&o, &cluster, nullptr, nullptr);
+  auto r = without.handle(request("GET", "/admin/api/history/topics/hist"));
+  EXPECT_EQ(r.status, 404);
+  EXPECT_EQ(r.body, R"({"message":"HISTORY_DISABLED"})");
+
+  // A deleted topic's series are forgotten a few polls later.
+  ASSERT_EQ(call("DELETE", "/admin/api/topics/hist").status, 200);
+  ASSERT_TRUE(poller.poll_once(1'010'000));
+  EXPECT_EQ(call("GET", "/admin/api/history/topics/hist").status, 404);
+  EXPECT_EQ(call("GET", "/admin/api/history/topics/hist/work").status, 404);
+  EXPECT_EQ(call("GET", "/admin/api/history/nodes/" + node(0)).status, 200);
 }
 
 }  // namespace

@@ -4,6 +4,8 @@
 
 #include "api.h"
 #include "cluster_info.h"
+#include "history.h"
+#include "history_poller.h"
 #include "notifier.h"
 #include "nsq/http/server.h"
 
@@ -24,7 +26,21 @@ AdminServer::AdminServer(Options options, std::shared_ptr<spdlog::logger> log)
   if (!options_.notification_http_endpoint.empty()) {
     notifier_ = std::make_unique<Notifier>(options_.notification_http_endpoint, timeouts, log_);
   }
-  api_ = std::make_unique<Api>(&options_, cluster_.get(), notifier_.get(), log_);
+  // With graphite, graphite draws the charts (as Go's nsqadmin): no polling of our own.
+  if (options_.history_duration.count() > 0 && options_.graphite_url.empty()) {
+    HistoryShape shape;
+    shape.interval =
+        std::chrono::duration_cast<std::chrono::milliseconds>(options_.history_interval);
+    shape.duration =
+        std::chrono::duration_cast<std::chrono::milliseconds>(options_.history_duration);
+    shape.max_series = static_cast<std::size_t>(options_.history_max_series);
+    history_ = std::make_unique<History>(shape);
+  }
+  api_ = std::make_unique<Api>(&options_, cluster_.get(), notifier_.get(), log_, history_.get());
+  if (history_) {
+    poller_ = std::make_unique<HistoryPoller>(
+        cluster_.get(), history_.get(), [this] { return api_->options(); }, log_);
+  }
 }
 
 AdminServer::~AdminServer() { stop(); }
@@ -48,6 +64,7 @@ std::string AdminServer::start() {
   }
   for (int i = 0; i < kWorkers; ++i) workers_.emplace_back([this] { worker(); });
   server_->start();
+  if (poller_) poller_->start();
   log_->info("HTTP: listening on {}", server_->bound_address());
   return {};
 }
@@ -55,6 +72,7 @@ std::string AdminServer::start() {
 std::uint16_t AdminServer::port() const { return server_ ? server_->port() : 0; }
 
 void AdminServer::stop() {
+  if (poller_) poller_->stop();
   if (server_) server_->stop();
   {
     std::lock_guard lock(mu_);

@@ -21,13 +21,15 @@ class Server;
 }
 
 // nsqadmin as a whole: the HTTP server (libnsq's), the API, the cluster
-// gatherer and the notifier. Requests are answered on a small pool of
+// gatherer, the notifier and the history poller. Requests are answered on a small pool of
 // worker threads because gathering blocks on upstream HTTP requests, which
 // the server's I/O thread must never do.
 namespace nsq::admin {
 
 class Api;
 class ClusterInfo;
+class History;
+class HistoryPoller;
 class Notifier;
 
 // @par Thread Safety: start(), stop() and the destructor from one thread.
@@ -53,7 +55,9 @@ class AdminServer {
   std::shared_ptr<spdlog::logger> log_;
   std::unique_ptr<ClusterInfo> cluster_;
   std::unique_ptr<Notifier> notifier_;
+  std::unique_ptr<History> history_;  // null: no history (--history-duration=0, or graphite)
   std::unique_ptr<Api> api_;
+  std::unique_ptr<HistoryPoller> poller_;  // after api_: it reads the options through it
   std::unique_ptr<http::Server> server_;
 
   std::mutex mu_;

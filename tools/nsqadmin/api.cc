@@ -13,6 +13,8 @@
 #include "cluster_json.h"
 #include "config_values.h"
 #include "graphite.h"
+#include "history.h"
+#include "history_json.h"
 #include "notifier.h"
 #include "nsq/config/option_table.h"
 #include "nsq/go_logger.h"
@@ -555,6 +557,11 @@ class Api::Handlers {
     cfg.string("1.3.0");
     cfg.key("base_path");
     cfg.string(opts().base_path);
+    cfg.key("history_enabled");
+    cfg.boolean(api_.history_ != nullptr);
+    cfg.key("history_interval_ms");
+    cfg.integer(
+        std::chrono::duration_cast<std::chrono::milliseconds>(opts().history_interval).count());
     cfg.key("graph_enabled");
     cfg.boolean(!opts().graphite_url.empty());
     cfg.key("graphite_url");
@@ -591,6 +598,32 @@ class Api::Handlers {
     return r;
   }
 
+  // nsq-cpp: the history the poller keeps, parts = what follows /api/history.
+  http::Response history(const std::vector<std::string>& parts) {
+    if (api_.history_ == nullptr) return error(404, "HISTORY_DISABLED");
+    History::Key key;
+    const char* missing = "NOT_FOUND";
+    if (parts.size() == 2 && parts[0] == "topics") {
+      if (!is_valid_topic_name(parts[1])) return error(400, "INVALID_TOPIC");
+      key = {History::Kind::topic, parts[1], ""};
+      missing = "TOPIC_NOT_FOUND";
+    } else if (parts.size() == 3 && parts[0] == "topics") {
+      if (!is_valid_topic_name(parts[1])) return error(400, "INVALID_TOPIC");
+      if (!is_valid_channel_name(parts[2])) return error(400, "INVALID_CHANNEL");
+      key = {History::Kind::channel, parts[1], parts[2]};
+      missing = "CHANNEL_NOT_FOUND";
+    } else if (parts.size() == 2 && parts[0] == "nodes") {
+      key = {History::Kind::node, parts[1], ""};
+      missing = "NODE_NOT_FOUND";
+    } else {
+      return error(404, "NOT_FOUND");
+    }
+    auto view = api_.history_->get(key);
+    // Not polled yet (a new topic waits one interval) or not in the cluster.
+    if (!view) return error(404, missing);
+    return json_response(200, history_json(api_.history_->shape(), *view));
+  }
+
   http::Response asset(const std::string& name) {
     std::string storage;
     std::optional<Asset> a;
@@ -617,10 +650,11 @@ class Api::Handlers {
 };
 
 Api::Api(const Options* options, const ClusterInfo* cluster, Notifier* notifier,
-         std::shared_ptr<spdlog::logger> log)
+         std::shared_ptr<spdlog::logger> log, const History* history)
     : options_(std::make_shared<const Options>(*options)),
       cluster_(cluster),
       notifier_(notifier),
+      history_(history),
       log_(std::move(log)) {}
 
 std::shared_ptr<const Options> Api::options() const {
@@ -716,6 +750,9 @@ http::Response Api::handle(const http::Request& req) const {
   } else if (what == "counter" && n == 2) {
     if (method == "GET") return h.counter();
     return not_allowed();
+  } else if (what == "history") {
+    if (method != "GET") return not_allowed();
+    return h.history(std::vector<std::string>(parts.begin() + 2, parts.end()));
   } else if (what == "graphite" && n == 2) {
     if (method == "GET") return h.graphite_rate();
     return not_allowed();

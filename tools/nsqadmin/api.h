@@ -19,6 +19,7 @@ class logger;
 // to the data when some did).
 namespace nsq::admin {
 
+class History;
 class Notifier;
 
 // @par Thread Safety: handle() may run on many threads at once; it blocks
@@ -27,9 +28,10 @@ class Api {
  public:
   // options: normalized base path, copied (PUT /config/:opt changes the
   // copy); the other pointers must outlive this object; notifier may be null
-  // (no --notification-http-endpoint).
+  // (no --notification-http-endpoint); history may be null (none kept:
+  // /api/history answers 404 HISTORY_DISABLED).
   Api(const Options* options, const ClusterInfo* cluster, Notifier* notifier,
-      std::shared_ptr<spdlog::logger> log);
+      std::shared_ptr<spdlog::logger> log, const History* history = nullptr);
 
   http::Response handle(const http::Request& request) const;
 
@@ -45,6 +47,7 @@ class Api {
   mutable std::shared_ptr<const Options> options_;  // guarded by mu_
   const ClusterInfo* cluster_;
   Notifier* notifier_;
+  const History* history_;
   std::shared_ptr<spdlog::logger> log_;
 };
 

@@ -48,6 +48,15 @@ const std::vector<Field>& fields() {
       option("statsd-interval",
              "time interval nsqd is configured to push to statsd (must match nsqd)",
              &Options::statsd_interval),
+      option("history-duration",
+             "how long nsqadmin keeps its own history of rates and depths for charts (0 = "
+             "none; unused with --graphite-url)",
+             &Options::history_duration),
+      option("history-interval", "how often nsqadmin samples the cluster for its history",
+             &Options::history_interval),
+      option("history-max-series",
+             "at most this many topics + channels + nodes in nsqadmin's history",
+             &Options::history_max_series),
       option("notification-http-endpoint",
              "HTTP endpoint (fully qualified) to which POST notifications of admin actions will "
              "be sent",
@@ -186,6 +195,16 @@ std::optional<std::string> validation_error(const Options& o) {
   }
   if (o.http_client_request_timeout.count() <= 0) {
     return "--http-client-request-timeout should be positive";
+  }
+  if (o.history_duration.count() < 0) return "--history-duration should not be negative";
+  if (o.history_duration.count() > 0) {
+    if (o.history_interval < std::chrono::milliseconds(100)) {
+      return "--history-interval should be at least 100ms";
+    }
+    if (o.history_interval > o.history_duration) {
+      return "--history-interval should not exceed --history-duration";
+    }
+    if (o.history_max_series <= 0) return "--history-max-series should be positive";
   }
   if (!o.allow_config_from_cidr.empty() && !parse_cidr(o.allow_config_from_cidr)) {
     return "failed to parse --allow-config-from-cidr (" + o.allow_config_from_cidr +

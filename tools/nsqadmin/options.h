@@ -40,6 +40,14 @@ struct Options {
   std::string statsd_gauge_format = "stats.gauges.%s";
   std::chrono::nanoseconds statsd_interval = std::chrono::seconds(60);
 
+  // nsq-cpp: the in-memory history the pages chart when there is no
+  // graphite: one poll of the cluster per interval, kept for duration (older
+  // samples averaged into coarser buckets), at most history_max_series
+  // topics + channels + nodes. duration 0 turns it off; so does --graphite-url.
+  std::chrono::nanoseconds history_duration = std::chrono::hours(1);
+  std::chrono::nanoseconds history_interval = std::chrono::seconds(10);
+  std::int64_t history_max_series = 2000;
+
   // Where cluster data comes from: lookupds (which know every nsqd) or a
   // fixed list of nsqd; exactly one of the two.
   std::vector<std::string> lookupd_http_addresses;
