@@ -20,6 +20,8 @@
 #include <algorithm>
 #include <cstdio>
 #include <cstdlib>
+#include <filesystem>
+#include <fstream>
 #include <functional>
 #include <memory>
 #include <random>
@@ -115,7 +117,14 @@ class ClusterSoakTest : public ReplicationTest {
         for (const auto& m : r->isr) out += " " + m;
         for (const auto& [m, n] : r->lag) out += " lag " + m + "=" + std::to_string(n);
       }
+      // The whole log goes to a file (a fault's cause is often minutes
+      // before it shows); the message gets its end.
       const std::string log = node->log();
+      const auto kept = std::filesystem::current_path() / "cluster_soak_failure" /
+                        ("node" + std::to_string(i) + ".log");
+      std::filesystem::create_directories(kept.parent_path());
+      std::ofstream(kept) << log;
+      out += " (whole log: " + kept.string() + ")";
       out += "\n" + log.substr(log.size() > 3000 ? log.size() - 3000 : 0) + "\n";
     }
     return out;
@@ -230,7 +239,8 @@ TEST_F(ClusterSoakTest, NoAcknowledgedMessageIsLostUnderRandomFaults) {
       },
       ms(30000)))
       << delivery.first << " of " << acked.size() << " acknowledged never delivered (seed " << seed
-      << ")";
+      << ")\n"
+      << describe_nodes();
   std::printf(
       "[ faults: %d leader kills, %d leader freezes, %d follower kills, %d etcd restarts, "
       "%d partitions; %zu acknowledged, %zu delivered again (%.1f%%) ]\n",

@@ -144,6 +144,13 @@ void Ledger::replace(TopicProgress progress) {
   ++version_;
 }
 
+bool Ledger::clip(std::uint64_t end) {
+  std::lock_guard lock(mu_);
+  if (!progress_.clip(end)) return false;
+  ++version_;
+  return true;
+}
+
 void Ledger::set_id_base(std::uint64_t id_base) {
   std::lock_guard lock(mu_);
   id_base_ = id_base;

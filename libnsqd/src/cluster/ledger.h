@@ -47,6 +47,8 @@ class Ledger final : public DeliveryLedger {
   TopicProgress progress() const;
   std::uint64_t version() const;
   void replace(TopicProgress progress);
+  // TopicProgress::clip.
+  bool clip(std::uint64_t end);
   void set_id_base(std::uint64_t id_base);
   std::uint64_t id_base() const;
 

@@ -47,6 +47,26 @@ bool OffsetSet::contains(std::uint64_t offset) const {
   return it != ranges_.begin() && std::prev(it)->second > offset;
 }
 
+bool OffsetSet::clip(std::uint64_t end) {
+  bool clipped = cursor_ > end;
+  cursor_ = std::min(cursor_, end);
+  for (auto it = ranges_.lower_bound(end); it != ranges_.end();) {
+    it = ranges_.erase(it);
+    clipped = true;
+  }
+  if (!ranges_.empty() && ranges_.rbegin()->second > end) {
+    ranges_.rbegin()->second = end;
+    clipped = true;
+  }
+  return clipped;
+}
+
+bool TopicProgress::clip(std::uint64_t end) {
+  bool clipped = handed.clip(end);
+  for (auto& [name, c] : channels) clipped = c.finished.clip(end) || clipped;
+  return clipped;
+}
+
 std::uint64_t TopicProgress::low_water() const {
   std::uint64_t low = handed.cursor();
   for (const auto& [name, c] : channels) low = std::min(low, c.finished.cursor());

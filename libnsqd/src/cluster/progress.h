@@ -32,6 +32,8 @@ class OffsetSet {
   // Adds [begin, end).
   void add(std::uint64_t begin, std::uint64_t end);
   bool contains(std::uint64_t offset) const;
+  // Forgets everything at or above `end`; whether anything was.
+  bool clip(std::uint64_t end);
 
   bool operator==(const OffsetSet&) const = default;
 
@@ -53,6 +55,10 @@ struct TopicProgress {
 
   // The lowest offset a new leader still needs.
   std::uint64_t low_water() const;
+  // Forgets what it says about offsets at or above `end`: records of a log
+  // this node does not have (a former leader's, truncated here), whose
+  // offsets new records take with other boundaries. Whether it said any.
+  bool clip(std::uint64_t end);
 
   bool operator==(const TopicProgress&) const = default;
 };

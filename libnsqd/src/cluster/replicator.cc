@@ -100,6 +100,14 @@ void Replicator::lead_locked(Topic& t, Later& later) {
   }
   lose_leadership_locked(t, make_error_code(errc::not_leader), later);
   t.led_epoch = t.role.epoch;
+  t.led_from = t.log->end();
+  // Progress a former leader sent about records beyond this log's end
+  // (never fetched, or truncated here) would name offsets that new records
+  // take with other boundaries: a cursor stopped inside a record for ever.
+  if (t.ledger->clip(t.led_from)) {
+    log_->warn("TOPIC({}): delivery progress beyond offset {} (the end of this log) dropped",
+               t.role.topic, t.led_from);
+  }
   t.commit = 0;
   t.followers.clear();
   // What it wrote as a follower may still wait for its fsync.
@@ -347,9 +355,12 @@ void Replicator::check_isr_locked(Topic& t, Clock::time_point now) {
       break;
     }
     // Only one that asked: the lag period a new leader grants is no proof of
-    // life (a dead replica would "catch up" with an empty log).
-    if (!in && f.asked && contains(t.role.replicas, id) &&
-        now - f.caught_up < settings_.lag_max / 2 && f.acked == t.log->end()) {
+    // life (a dead replica would "catch up" with an empty log). It needs
+    // every committed record, and all this log held when this node began
+    // leading (committed by a former leader, perhaps): not the very end,
+    // which under steady publishing moves between any two of its fetches.
+    if (!in && f.asked && contains(t.role.replicas, id) && now - f.synced < settings_.lag_max / 2 &&
+        f.acked >= std::max(t.commit, t.led_from)) {
       isr.push_back(id);
       log_->info("TOPIC({}): {} caught up: joining the in-sync set", t.role.topic, id);
       break;

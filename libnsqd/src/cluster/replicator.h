@@ -133,9 +133,14 @@ class Replicator final : public Replication {
   using Done = std::function<void(std::error_code)>;
 
   struct Follower {
-    std::uint64_t acked = 0;          // its log's end, fsynced there
-    Clock::time_point caught_up{};    // the last time it asked from our end
-    bool asked = false;               // it asked since this node leads
+    std::uint64_t acked = 0;  // its log's end, fsynced there
+    // The last time it had fsynced all this log held at its request before;
+    // caught_up starts at the leader's epoch (a lag period to show up in),
+    // synced only once it did.
+    Clock::time_point caught_up{};
+    Clock::time_point synced{};
+    std::optional<std::uint64_t> end_at_last_request;  // this log's end then
+    bool asked = false;                                // it asked since this node leads
     std::uint64_t progress_sent = 0;  // the ledger version it last got (+1; 0: none)
     Clock::time_point progress_at{};
   };
@@ -163,6 +168,7 @@ class Replicator final : public Replication {
     Role role;
     // Leader side.
     std::uint32_t led_epoch = 0;  // the epoch this node began leading at
+    std::uint64_t led_from = 0;   // its log's end then
     std::map<std::string, Follower> followers;
     std::uint64_t commit = 0;
     std::vector<Waiter> waiters;  // in end order

@@ -54,7 +54,12 @@ std::vector<wire::FetchAnswer> Replicator::answer_locked(const wire::FetchReques
     // grows (a failed fsync cuts back to it, not below); a follower whose
     // log lost this epoch's records (a new disk) is taken at its word.
     f.acked = asked.log_epoch == t.led_epoch ? std::max(f.acked, asked.durable) : asked.durable;
-    if (asked.offset == end) f.caught_up = now;
+    // In sync: on its disk, all this log held when it last asked (as Kafka
+    // judges a follower's lag, with its fsynced end for its fetch offset).
+    // Not "asks from the end": one that fetches but cannot fsync would hold
+    // the commit point for ever without ever lagging.
+    if (f.end_at_last_request && f.acked >= *f.end_at_last_request) f.caught_up = f.synced = now;
+    f.end_at_last_request = end;
     a.value = t.commit;
     if (asked.offset < end && request.max_bytes > 0 && asked.offset == t.last_begin &&
         t.last_begin + t.last_records.size() == end && t.last_records.size() <= request.max_bytes) {

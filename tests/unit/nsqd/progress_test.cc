@@ -50,6 +50,18 @@ TEST(OffsetSet, OverlapsAndWhatIsBelowTheCursorChangeNothingTwice) {
   EXPECT_TRUE(s.ranges().empty());
 }
 
+TEST(OffsetSet, ClipForgetsWhatIsAtOrAboveTheEnd) {
+  OffsetSet s(100, {{120, 130}, {140, 150}, {160, 170}});
+  EXPECT_TRUE(s.clip(145));
+  EXPECT_EQ(s, OffsetSet(100, {{120, 130}, {140, 145}}));
+  EXPECT_FALSE(s.clip(145)) << "nothing left above";
+  EXPECT_TRUE(s.clip(50));
+  EXPECT_EQ(s, OffsetSet(50)) << "a cursor past the end comes back to it";
+  OffsetSet t(10, {{20, 30}});
+  EXPECT_TRUE(t.clip(20));
+  EXPECT_EQ(t, OffsetSet(10));
+}
+
 TopicProgress sample() {
   TopicProgress p;
   p.handed = OffsetSet(300, {{400, 500}});
