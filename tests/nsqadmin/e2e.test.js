@@ -11,47 +11,11 @@
 // /usr/bin/chromium). Exit 0 pass, 1 fail, 77 skipped (no chromium).
 
 const {
-  SCREENSHOT_DIR, startServer, http, eventually, openPage, tempDir, run,
+  SCREENSHOT_DIR, startServer, http, eventually, openPage, tempDir, run, consume,
 } = require('./harness.js')
 const net = require('node:net')
 const nodeHttp = require('node:http')
 const assert = require('node:assert/strict')
-
-// A minimal NSQ V2 consumer (IDENTIFY when given a body, SUB + RDY, FIN
-// every message) counting deliveries.
-function consume(tcpPort, topic, channel, identify) {
-  const sock = net.connect(tcpPort, '127.0.0.1')
-  const c = {received: 0, close: () => sock.destroy()}
-  let buf = Buffer.alloc(0)
-  sock.on('connect', () => {
-    sock.write('  V2')
-    if (identify) {
-      const body = Buffer.from(JSON.stringify(identify))
-      const size = Buffer.alloc(4)
-      size.writeUInt32BE(body.length)
-      sock.write(Buffer.concat([Buffer.from('IDENTIFY\n'), size, body]))
-    }
-    sock.write(`SUB ${topic} ${channel}\n`)
-    sock.write('RDY 100\n')
-  })
-  sock.on('data', (d) => {
-    buf = Buffer.concat([buf, d])
-    while (buf.length >= 8) {
-      const size = buf.readUInt32BE(0)
-      if (buf.length < 4 + size) break
-      const type = buf.readUInt32BE(4)
-      const data = buf.subarray(8, 4 + size)
-      buf = buf.subarray(4 + size)
-      if (type === 0 && data.toString() === '_heartbeat_') sock.write('NOP\n')
-      if (type === 2) {
-        c.received++
-        sock.write(`FIN ${data.subarray(10, 26).toString()}\n`)
-      }
-    }
-  })
-  sock.on('error', () => {})
-  return c
-}
 
 async function channelStats(nsqd, topic, channel) {
   const stats = (await http(nsqd.http, 'GET', `/stats?format=json&topic=${topic}&channel=${channel}`)).json()

@@ -6,6 +6,7 @@
 const {spawn} = require('node:child_process')
 const fs = require('node:fs')
 const os = require('node:os')
+const net = require('node:net')
 const path = require('node:path')
 
 const SKIP = 77
@@ -117,6 +118,42 @@ function freePort() {
   })
 }
 
+// A minimal NSQ V2 consumer (IDENTIFY when given a body, SUB + RDY, FIN
+// every message) counting deliveries.
+function consume(tcpPort, topic, channel, identify) {
+  const sock = net.connect(tcpPort, '127.0.0.1')
+  const c = {received: 0, close: () => sock.destroy()}
+  let buf = Buffer.alloc(0)
+  sock.on('connect', () => {
+    sock.write('  V2')
+    if (identify) {
+      const body = Buffer.from(JSON.stringify(identify))
+      const size = Buffer.alloc(4)
+      size.writeUInt32BE(body.length)
+      sock.write(Buffer.concat([Buffer.from('IDENTIFY\n'), size, body]))
+    }
+    sock.write(`SUB ${topic} ${channel}\n`)
+    sock.write('RDY 100\n')
+  })
+  sock.on('data', (d) => {
+    buf = Buffer.concat([buf, d])
+    while (buf.length >= 8) {
+      const size = buf.readUInt32BE(0)
+      if (buf.length < 4 + size) break
+      const type = buf.readUInt32BE(4)
+      const data = buf.subarray(8, 4 + size)
+      buf = buf.subarray(4 + size)
+      if (type === 0 && data.toString() === '_heartbeat_') sock.write('NOP\n')
+      if (type === 2) {
+        c.received++
+        sock.write(`FIN ${data.subarray(10, 26).toString()}\n`)
+      }
+    }
+  })
+  sock.on('error', () => {})
+  return c
+}
+
 // Headless chromium and one page on it: `text(selector)` reads an element,
 // `shot(name)` saves a screenshot, `errors` collects script errors.
 async function openPage() {
@@ -162,5 +199,5 @@ function run(name, main, timeoutMs) {
 
 module.exports = {
   SCREENSHOT_DIR, STEP_TIMEOUT_MS, startServer, spawnProcess, freePort, http, eventually, openPage,
-  tempDir, run,
+  tempDir, run, consume,
 }

@@ -13,6 +13,8 @@ function read() {
     version: c.version || '',
     basePath: base,
     graphEnabled: !!c.graph_enabled,
+    historyEnabled: !!c.history_enabled,
+    historyIntervalMs: c.history_interval_ms || 0,
     graphiteUrl: c.graphite_url || '',
     statsdPrefix: c.statsd_prefix || '',
     statsdCounterFormat: c.statsd_counter_format || '',

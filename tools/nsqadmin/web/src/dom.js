@@ -1,3 +1,5 @@
+import {sortable} from './sort.js'
+
 // A tiny DOM builder: h('td', {class: 'num'}, 'text', childNode, ...).
 // Attributes starting with "on" are event listeners; null/false children
 // are skipped, arrays are flattened. Text is always set as text (never as
@@ -30,12 +32,21 @@ export function num(n) {
   return Number(n || 0).toLocaleString('en-US')
 }
 
-// A table with a header row; rows is an array of <tr> (or an empty-state text).
-export function table(testid, headers, rows, empty = 'none') {
-  return h('table', {class: 'grid', 'data-testid': testid},
-    h('thead', null, h('tr', null, headers.map((x) => h('th', null, x)))),
+// A table with a header row; rows is an array of <tr> (or an empty-state
+// text). A column whose cells are numbers (td.num) gets a th.num too, so the
+// header sits over its right-aligned numbers. Sortable by its headers unless
+// opts.sortable is false (rows that belong together, such as a topic and its
+// channels, must not be sorted apart).
+export function table(testid, headers, rows, empty = 'none', opts = {}) {
+  const numeric = headers.map((_, i) => rows.length > 0 && rows.some((r) => {
+    const cell = r.cells && r.cells[i]
+    return cell && cell.classList.contains('num')
+  }))
+  const t = h('table', {class: 'grid', 'data-testid': testid},
+    h('thead', null, h('tr', null, headers.map((x, i) => h('th', {class: numeric[i] ? 'num' : null}, x)))),
     h('tbody', null, rows.length ? rows
       : h('tr', null, h('td', {colspan: headers.length, class: 'empty'}, empty))))
+  return opts.sortable === false ? t : sortable(t, testid)
 }
 
 // Go-style duration text from nanoseconds: "1h2m3s".

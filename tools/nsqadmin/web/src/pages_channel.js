@@ -5,6 +5,7 @@ import {rate, rateText} from './rates.js'
 import {channelActions} from './actions.js'
 import {stat} from './pages_topics.js'
 import {graphiteSection} from './graphs.js'
+import {historySection} from './history.js'
 import {latencyTable} from './latency.js'
 import {peekSection} from './peek.js'
 
@@ -88,6 +89,7 @@ export const channelPage = {
         c.max_depth ? stat('Max Depth', `${num(c.max_depth)} (${c.depth_policy})`, 'channel-max-depth') : null,
         c.dropped_count ? stat('Dropped (Max Depth)', num(c.dropped_count), 'channel-dropped') : null),
       graphiteSection('channel-graphite', c.graphite),
+      historySection('channel-history', `topics/${enc(topic)}/${enc(channel)}`, 'rate'),
       latencyTable('channel-latency', c.e2e_processing_latency),
       h('h3', null, 'Nodes'),
       table('channel-nodes',

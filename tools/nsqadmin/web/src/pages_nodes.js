@@ -5,6 +5,7 @@ import {config} from './config.js'
 import {stat} from './pages_topics.js'
 import {tombstoneButton} from './actions.js'
 import {graphiteSection} from './graphs.js'
+import {historySection} from './history.js'
 
 export const nodesPage = {
   nav: 'nodes',
@@ -54,6 +55,7 @@ export const nodePage = {
         stat('Messages', num(d.total_messages), 'node-messages'),
         stat('Clients', num(d.total_clients), 'node-clients')),
       graphiteSection('node-graphite', d.graphite),
+      historySection('node-history', `nodes/${enc(p.node)}`, 'clients'),
       table('node-table',
         ['Topic / Channel', 'Depth', 'Memory + Disk', 'In-Flight', 'Deferred', 'Requeued',
           'Timed Out', 'Messages', 'Connections', ''],
@@ -80,6 +82,6 @@ export const nodePage = {
             h('td', {class: 'num'}, num(c.message_count)),
             h('td', {class: 'num'}, num(c.client_count)),
             h('td'))),
-        ]), 'no topics on this node'))
+        ]), 'no topics on this node', {sortable: false}))
   },
 }

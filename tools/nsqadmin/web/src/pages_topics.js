@@ -4,6 +4,7 @@ import {get, enc, noProducers} from './api.js'
 import {rate, rateText} from './rates.js'
 import {topicActions, tombstoneButton} from './actions.js'
 import {graphiteSection} from './graphs.js'
+import {historySection} from './history.js'
 import {latencyTable} from './latency.js'
 
 export const topicsPage = {
@@ -93,6 +94,7 @@ export const topicPage = {
         stat('Rate', rateText(r), 'topic-rate'),
         stat('Channels', num((t.channels || []).length), 'topic-channel-count')),
       graphiteSection('topic-graphite', t.graphite),
+      historySection('topic-history', `topics/${enc(topic)}`, 'rate'),
       latencyTable('topic-latency', t.e2e_processing_latency),
       replicationSection(t.replication),
       h('h3', null, 'Nodes'),
