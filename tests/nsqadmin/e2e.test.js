@@ -261,6 +261,11 @@ async function main() {
         `--graphite-url=${graphiteUrl}`], ['HTTP'])
       await page.goto(`http://127.0.0.1:${graphed.http}/topics/e2e_live`)
       await waitText('[data-testid=topic-graphite-rate]', '2.00/s')
+      // Graphite is the source then: nsqadmin keeps no history of its own.
+      assert.equal(await page.locator('[data-testid=topic-history]').count(), 0)
+      const noHistory = await http(graphed.http, 'GET', '/api/history/topics/e2e_live')
+      assert.equal(noHistory.status, 404)
+      assert.deepEqual(noHistory.json(), {message: 'HISTORY_DISABLED'})
       const srcs = await page.locator('[data-testid=topic-graphite] img').evaluateAll((imgs) => imgs.map((i) => i.src))
       assert.equal(srcs.length, 2)
       for (const src of srcs) assert.ok(src.startsWith(`${graphiteUrl}/render?`), src)

@@ -87,6 +87,38 @@ TEST(NsqadminOptions, GoValidationTexts) {
   EXPECT_EQ(validation_error(nsqd_only), std::nullopt);
 }
 
+// nsq-cpp's history flags: an hour at 10 s by default, 0 turns it off.
+TEST(NsqadminOptions, HistoryFlags) {
+  Options o;
+  ASSERT_TRUE(parse(&o, {}));
+  EXPECT_EQ(o.history_duration, std::chrono::hours(1));
+  EXPECT_EQ(o.history_interval, std::chrono::seconds(10));
+  EXPECT_EQ(o.history_max_series, 2000);
+  ASSERT_TRUE(parse(&o, {"--nsqd-http-address=127.0.0.1:4151", "--history-duration=30m",
+                         "--history-interval=2s", "--history-max-series=50"}));
+  EXPECT_EQ(o.history_duration, std::chrono::minutes(30));
+  EXPECT_EQ(o.history_interval, std::chrono::seconds(2));
+  EXPECT_EQ(o.history_max_series, 50);
+  EXPECT_EQ(validation_error(o), std::nullopt);
+
+  Options bad = o;
+  bad.history_interval = std::chrono::milliseconds(10);
+  EXPECT_EQ(validation_error(bad), "--history-interval should be at least 100ms");
+  bad = o;
+  bad.history_interval = std::chrono::hours(2);
+  EXPECT_EQ(validation_error(bad), "--history-interval should not exceed --history-duration");
+  bad = o;
+  bad.history_max_series = 0;
+  EXPECT_EQ(validation_error(bad), "--history-max-series should be positive");
+  bad = o;
+  bad.history_duration = std::chrono::nanoseconds(-1);
+  EXPECT_EQ(validation_error(bad), "--history-duration should not be negative");
+  // Off: the other two are not checked.
+  bad.history_duration = std::chrono::nanoseconds(0);
+  bad.history_max_series = 0;
+  EXPECT_EQ(validation_error(bad), std::nullopt);
+}
+
 // --config: Go's keys (with the cfg tags of the repeatable flags); a flag
 // given on the command line wins over the file.
 TEST(NsqadminOptions, ConfigFileKeysAndFlagPrecedence) {
