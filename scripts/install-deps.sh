@@ -12,6 +12,8 @@ packages=(
   libgtest-dev libgmock-dev libbenchmark-dev
   chromium chromium-driver
   etcd-server curl
+  # the Debian package (scripts/package.sh) and its checks (tests/package)
+  dpkg-dev lintian systemd man-db groff-base
 )
 # Node.js may come from another source than Debian (its npm then conflicts with
 # Debian's npm package): only ask apt for it when the commands are missing.

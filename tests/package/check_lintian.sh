@@ -1,0 +1,13 @@
+#!/usr/bin/env bash
+# lintian, Debian's package checker, finds no error in the package (its
+# warnings and notes are printed, for the record, and do not fail).
+#
+# Usage: check_lintian.sh <package.deb>
+set -euo pipefail
+deb=$1
+if ! command -v lintian >/dev/null; then
+  echo "check_lintian: lintian is not installed (scripts/install-deps.sh installs it)" >&2
+  exit 1
+fi
+lintian --fail-on error --no-tag-display-limit --display-info "$deb"
+echo "check_lintian: no errors"
