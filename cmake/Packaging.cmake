@@ -50,6 +50,11 @@ if(NSQ_PACKAGE)
   set(nsq_programs nsqd nsqlookupd nsqadmin nsq_tail nsq_to_file nsq_to_http nsq_to_nsq
     nsq_stat to_nsq nsq_bench)
   install(TARGETS ${nsq_programs} RUNTIME DESTINATION ${CMAKE_INSTALL_BINDIR})
+  # CPACK_STRIP_FILES strips the programs but not the static libraries: their
+  # debug info would make them 110 MB. strip --strip-debug, as dh_strip does.
+  install(CODE "
+    file(GLOB nsq_static_libs \"\$ENV{DESTDIR}\${CMAKE_INSTALL_PREFIX}/${CMAKE_INSTALL_LIBDIR}/libnsq_*.a\")
+    execute_process(COMMAND strip --strip-debug \${nsq_static_libs} COMMAND_ERROR_IS_FATAL ANY)")
   include(PackageDocs)
   install(FILES
       ${PROJECT_SOURCE_DIR}/packaging/systemd/nsqd.service

@@ -18,7 +18,7 @@ fail() {
 # "-rwxr-xr-x root/root 123 2024-01-01 00:00 ./usr/bin/nsqd": mode and path.
 listing=$(awk '{print $1, $2, $6}' <<<"$contents")
 expect() {  # <mode> <path>
-  grep -qxF "$1 root/root .$2" <<<"$listing" || fail "missing $1 $2"
+  grep -qxF -- "$1 root/root .$2" <<<"$listing" || fail "missing $1 $2"
 }
 
 libdir=/usr/lib/$(dpkg-architecture -qDEB_HOST_MULTIARCH)
