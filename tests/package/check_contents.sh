@@ -54,7 +54,9 @@ for d in nsqd nsqlookupd nsqadmin; do
   grep -qxF "/etc/nsq/$d.conf" <<<"$conffiles" || fail "/etc/nsq/$d.conf is not a conffile"
 done
 for s in postinst prerm postrm; do
-  dpkg-deb --info "$deb" "$s" >/dev/null || fail "no $s"
+  script=$(dpkg-deb --info "$deb" "$s") || fail "no $s"
+  # Not run here (that needs a real system), but at least valid sh.
+  sh -n <<<"$script" || fail "$s is not valid sh"
 done
 depends=$(dpkg-deb --field "$deb" Depends)
 for dep in adduser libc6 libstdc++6 libssl3 libsnappy1v5 libspdlog1.1 libfmt9 \
