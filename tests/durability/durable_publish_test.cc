@@ -208,7 +208,7 @@ TEST(DurablePublish, InFlightAndRequeuedMessagesComeBackAfterSigkill) {
       } else {
         m.disable_auto_response();
         if (n % 3 == 1) {
-          m.requeue_without_backoff(60s);  // deferred, still not done
+          m.requeue_without_backoff(4s);  // deferred, still not done (due after the restart)
         } else {
           held.push_back(m);  // in flight, never answered
         }
@@ -259,20 +259,22 @@ TEST(DurablePublish, DeferredAndHttpPublishesSurviveAndFinishedOnesStayGone) {
     auto got = drain_until(nsqd.tcp_address(), "mixed", "ch", done);
     ASSERT_EQ(got, done);
   }
+  const auto due = std::chrono::steady_clock::now() + 3s;
   {
     Producer producer(nsqd.tcp_address(), Config());
-    ASSERT_TRUE(producer.deferred_publish("mixed", 600000ms, "deferred"));
+    ASSERT_TRUE(producer.deferred_publish("mixed", 3000ms, "deferred"));
   }
   auto pub = testutil::http_once(nsqd.http_port(), "POST", "/pub?topic=mixed", "over-http");
   ASSERT_TRUE(pub && pub->status == 200);
   nsqd.kill();
   ASSERT_EQ(nsqd.start(), "");
-  // The delay is not on disk: after a crash the deferred message is due at
-  // once. FIN'd messages whose commit had not reached the meta file may come
-  // again (at-least-once).
+  // The delay is on disk (the channel's journal of due times): after a crash
+  // the deferred message still waits for its time. FIN'd messages whose
+  // commit had not reached the meta file may come again (at-least-once).
   std::set<std::string> want = {"deferred", "over-http"};
   auto got = drain_until(nsqd.tcp_address(), "mixed", "ch", want);
   EXPECT_TRUE(missing(want, got).empty());
+  EXPECT_GE(std::chrono::steady_clock::now(), due - 50ms) << "delivered before its time";
   ASSERT_TRUE(nsqd.process().stop());
   ASSERT_EQ(nsqd.start(), "");
   auto depth = testutil::http_once(nsqd.http_port(), "GET", "/stats?format=json&topic=mixed");

@@ -1,9 +1,14 @@
-// Deferred and requeued timing survives a clean restart (issue 21;
-// docs/operations.md): a DPUB'd or REQ'd-with-delay message is neither
-// delivered before its time after nsqd restarts, nor lost; Go nsqd (which
-// ignores the side file) would deliver it at once, as before.
+// Deferred and requeued timing survives a clean restart, and with
+// --sync-publish a SIGKILL (issue 21; docs/operations.md): a DPUB'd or
+// REQ'd-with-delay message is neither delivered before its time after nsqd
+// restarts, nor lost; Go nsqd (which ignores the side file and the journal)
+// would deliver it at once, as before.
 
 #include <rapidjson/document.h>
+
+#include <algorithm>
+#include <filesystem>
+#include <thread>
 
 #include "integration/http_harness.h"
 #include "nsq/base64.h"
@@ -68,6 +73,57 @@ TEST_F(DeferredRestartTest, TenMinuteDpubAndReqKeepTheirTimeAcrossACleanRestart)
   EXPECT_NEAR(static_cast<double>(due["requeued"]), static_cast<double>(req_due), 2000);
   EXPECT_NEAR(static_cast<double>(due["deferred"]), static_cast<double>(dpub_due), 2000);
   EXPECT_EQ(channel_stat("t", "c", "deferred_count"), 2);
+}
+
+// Lines of the channel's journal of due times (a disk queue of its own):
+// each ends in a newline, which nothing else in its files contains.
+std::size_t journal_lines(const std::filesystem::path& dir) {
+  std::size_t n = 0;
+  for (const auto& f : std::filesystem::directory_iterator(dir)) {
+    if (!f.path().filename().string().starts_with("t:c:deferred.diskqueue.0")) continue;
+    const std::string bytes = testutil::read_file(f.path());
+    n += static_cast<std::size_t>(std::count(bytes.begin(), bytes.end(), '\n'));
+  }
+  return n;
+}
+
+TEST_F(DeferredRestartTest, WithSyncPublishTenMinuteDpubAndReqKeepTheirTimeAcrossASigkill) {
+  start_http({"--sync-publish"});
+  if (IsSkipped() || HasFatalFailure()) return;
+  auto c = consumer("t", "c", 1);
+  auto p = client();
+  p.pub("t", "requeued");
+  ASSERT_TRUE(got_response(p, "OK"));
+  auto m = read_message(c);
+  ASSERT_TRUE(m);
+  const int64_t req_due = unix_ms() + 600'000;
+  c.req(m->id, 600'000);
+  const int64_t dpub_due = unix_ms() + 600'000;
+  p.dpub("t", 600'000, "deferred");
+  ASSERT_TRUE(got_response(p, "OK"));  // its due time is on disk with it
+  // A REQ has no answer: its line is awaited in the journal's files.
+  const auto deadline = std::chrono::steady_clock::now() + 5s;
+  while (journal_lines(data_dir_.path()) < 2 && std::chrono::steady_clock::now() < deadline) {
+    std::this_thread::sleep_for(10ms);  // polling files: nothing to wait on
+  }
+  ASSERT_GE(journal_lines(data_dir_.path()), 2u);
+  ASSERT_TRUE(nsqd_->kill_now());
+  nsqd_.reset();
+  EXPECT_FALSE(std::filesystem::exists(data_dir_.path() / "t:c.diskqueue.deferred.dat"))
+      << "no clean shutdown wrote the side file";
+
+  start_http({"--sync-publish"});
+  if (IsSkipped() || HasFatalFailure()) return;
+  auto again = consumer("t", "c", 10);
+  EXPECT_TRUE(got_nothing(again, 1000ms)) << "delivered before its time";
+  ASSERT_TRUE(stats_eventually([&] {
+    auto* ch = channel("t", "c");
+    return ch && int_of(*ch, "deferred_count") == 2;
+  }));
+  auto due = deferred_due(*this, get("/channel/peek?topic=t&channel=c&state=deferred"));
+  ASSERT_EQ(due.size(), 2u);
+  EXPECT_NEAR(static_cast<double>(due["requeued"]), static_cast<double>(req_due), 2000);
+  EXPECT_NEAR(static_cast<double>(due["deferred"]), static_cast<double>(dpub_due), 2000);
 }
 
 TEST_F(DeferredRestartTest, DeliveredOnceDueAfterTheRestart) {

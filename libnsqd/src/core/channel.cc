@@ -6,6 +6,7 @@
 #include <cstring>
 #include <functional>
 
+#include "core/deferred_journal.h"
 #include "core/worker_pool.h"
 #include "nsq/flags/go_duration.h"
 #include "nsq/names.h"
@@ -17,7 +18,8 @@ std::size_t Channel::IdHash::operator()(const MessageId& id) const noexcept {
 }
 
 Channel::Channel(std::string topic_name, std::string name, QueueContext& ctx,
-                 std::shared_ptr<diskqueue::DiskQueue> backend)
+                 std::shared_ptr<diskqueue::DiskQueue> backend,
+                 std::shared_ptr<diskqueue::DiskQueue> deferred_journal)
     : topic_name_(std::move(topic_name)),
       name_(std::move(name)),
       ephemeral_(is_ephemeral(name_)),
@@ -28,13 +30,15 @@ Channel::Channel(std::string topic_name, std::string name, QueueContext& ctx,
                : std::make_unique<LatencyStream>(ctx.options.e2e_processing_latency_percentiles,
                                                  ctx.options.e2e_processing_latency_window_time)),
       durable_(ctx.options.sync_publish && backend_ != nullptr),
-      topology_aware_(
-          ctx.options.topology_aware_consumption() && !durable_ &&
-          (!ctx.options.topology_zone.empty() || !ctx.options.topology_region.empty())) {
+      topology_aware_(ctx.options.topology_aware_consumption() && !durable_ &&
+                      (!ctx.options.topology_zone.empty() || !ctx.options.topology_region.empty())),
+      journal_(durable_ && deferred_journal
+                   ? std::make_unique<DeferredJournal>(std::move(deferred_journal))
+                   : nullptr) {
   if (backend_) {
     auto p = backend_->positions();
     disk_pending_ = (p.read_file_num != p.write_file_num || p.read_pos != p.write_pos) ? 1 : 0;
-    load_deferred_file();
+    load_deferred_times();
   }
 }
 
@@ -52,11 +56,15 @@ void Channel::put(std::span<const MessageRef> messages, std::chrono::millisecond
       Clock::time_point due = Clock::now() + defer;
       if (durable_) {
         // Durable first; the delay applies when the record is read back.
+        std::vector<MessageId> ids;
+        ids.reserve(messages.size());
         for (const MessageRef& m : messages) {
           deferred_due_[m->id()] = due;
+          ids.push_back(m->id());
           spill_locked(QueuedMessage{m, 0}, spill);
         }
         account_spill_locked(spill, first_spill);
+        journal_locked(ids, due, spill);
         return;
       }
       for (const MessageRef& m : messages) deferred_.push(Deferred{due, QueuedMessage{m, 0}});
@@ -361,6 +369,7 @@ Channel::AckResult Channel::requeue(ClientId id, const MessageId& msg,
       // keep their memory meanwhile.
       m.msg = m.msg.alone();
       Clock::time_point due = Clock::now() + delay;
+      journal_locked({&m.msg->id(), 1}, due, spill);
       deferred_.push(Deferred{due, std::move(m)});
       arm_deadline_locked(due);
     } else {

@@ -17,6 +17,7 @@
 
 #include "core/context.h"
 #include "core/deadline_queue.h"
+#include "core/deferred_file.h"
 #include "core/delivery_ledger.h"
 #include "core/id_table.h"
 #include "core/locality.h"
@@ -66,10 +67,14 @@ struct ChannelStats {
 //
 // Thread safety: all members may be called from any thread; one mutex guards
 // the bookkeeping and is never held across I/O or a call into a client.
+class DeferredJournal;
+
 class Channel : public std::enable_shared_from_this<Channel> {
  public:
+  // `deferred_journal`: --sync-publish only (DeferredJournal), else null.
   Channel(std::string topic_name, std::string name, QueueContext& ctx,
-          std::shared_ptr<diskqueue::DiskQueue> backend);
+          std::shared_ptr<diskqueue::DiskQueue> backend,
+          std::shared_ptr<diskqueue::DiskQueue> deferred_journal = nullptr);
   ~Channel();
 
   const std::string& name() const noexcept { return name_; }
@@ -193,8 +198,11 @@ class Channel : public std::enable_shared_from_this<Channel> {
   void on_deadline();
   void process_deadlines(Clock::time_point now);
   void start_refill_locked();
-  void load_deferred_file();
+  void load_deferred_times();
+  std::vector<deferred_file::Entry> due_times_locked() const;
   void remove_deferred_file();
+  void journal_locked(std::span<const MessageId> ids, Clock::time_point due, DiskWrites& spill);
+  void compact_journal();
   void refill();
   void account_spill_locked(DiskWrites& spill, std::size_t from);
   static void wake_all(const std::vector<std::shared_ptr<Subscriber>>& subs);
@@ -255,8 +263,11 @@ class Channel : public std::enable_shared_from_this<Channel> {
   std::optional<diskqueue::ReadToken> pending_commit_;  // the furthest done, not yet committed
   bool commit_scheduled_ = false;
   // DPUB'd messages on their way through the disk queue: delivered not
-  // before this time once read back (the delay itself is not on disk).
+  // before this time once read back (the delay itself is in journal_).
   std::unordered_map<MessageId, Clock::time_point, IdHash> deferred_due_;
+  const std::unique_ptr<DeferredJournal> journal_;  // durable_ only
+  std::size_t journal_lines_ = 0;                   // guarded by mu_: since its last compaction
+  bool journal_compacting_ = false;                 // guarded by mu_
 };
 
 }  // namespace nsq::nsqd

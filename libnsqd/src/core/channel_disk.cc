@@ -6,6 +6,8 @@
 
 #include "core/channel.h"
 #include "core/deferred_file.h"
+#include "core/deferred_journal.h"
+#include "core/heap_access.h"
 #include "core/read_file.h"
 #include "core/worker_pool.h"
 #include "diskqueue/atomic_file.h"
@@ -15,23 +17,115 @@ namespace {
 
 constexpr std::size_t kRefillBatch = 256;
 constexpr std::size_t kRefillBytes = 4 * 1024 * 1024;
+// A journal is compacted once it holds this many lines and four times as
+// many as are still deferred.
+constexpr std::size_t kJournalMinLines = 4096;
+
+std::int64_t unix_ms_now() { return unix_nanos() / 1'000'000; }
 
 }  // namespace
 
-// A clean restart's due times (close_for_shutdown) become deferred_due_:
-// the messages are met again as the disk queue is read. The file is removed
-// once read; the next clean shutdown writes what is still pending.
-void Channel::load_deferred_file() {
+// When each deferred message is due, as Unix ms, from what the channel holds:
+// those on their way through the disk queue and those waiting in memory.
+std::vector<deferred_file::Entry> Channel::due_times_locked() const {
+  const auto steady_now = Clock::now();
+  const std::int64_t unix_now = unix_ms_now();
+  auto unix_ms = [&](Clock::time_point due) {
+    return unix_now +
+           std::chrono::duration_cast<std::chrono::milliseconds>(due - steady_now).count();
+  };
+  std::vector<deferred_file::Entry> out;
+  out.reserve(deferred_due_.size() + deferred_.size());
+  for (const auto& [id, due] : deferred_due_) out.push_back({id, unix_ms(due)});
+  for (const Deferred& d : heap_array(deferred_)) out.push_back({d.msg.msg->id(), unix_ms(d.due)});
+  return out;
+}
+
+// Due times kept over a restart become deferred_due_: the messages are met
+// again as the disk queue is read. First the journal's (--sync-publish:
+// every DPUB and delayed REQ, over a crash too), then the side file of a
+// clean shutdown, newer. The side file is removed once read (and, with a
+// journal, once the journal holds what it said); the next clean shutdown
+// writes what is still pending.
+void Channel::load_deferred_times() {
+  const auto steady_now = Clock::now();
+  const std::int64_t unix_now = unix_ms_now();
+  auto apply = [&](const std::vector<deferred_file::Entry>& entries) {
+    // The last line for an id wins: a REQ after the DPUB's due time.
+    for (const auto& e : entries) {
+      if (e.due_unix_ms <= unix_now) {
+        deferred_due_.erase(e.id);
+      } else {
+        deferred_due_[e.id] = steady_now + std::chrono::milliseconds(e.due_unix_ms - unix_now);
+      }
+    }
+  };
+  const std::vector<deferred_file::Entry> journaled =
+      journal_ ? journal_->read_all() : std::vector<deferred_file::Entry>{};
+  apply(journaled);
   const auto path = deferred_file::path_for(backend_->meta_path());
   auto text = read_file_if_exists(path);
-  if (!text || !*text) return;
-  const auto steady_now = Clock::now();
-  const std::int64_t unix_ms_now = unix_nanos() / 1'000'000;
-  for (const auto& e : deferred_file::decode(**text)) {
-    if (e.due_unix_ms <= unix_ms_now) continue;
-    deferred_due_[e.id] = steady_now + std::chrono::milliseconds(e.due_unix_ms - unix_ms_now);
+  const bool side_file = text && *text;
+  if (side_file) apply(deferred_file::decode(**text));
+  if (journal_ && (side_file || !journaled.empty())) {
+    const auto live = due_times_locked();
+    journal_lines_ = live.size();
+    if (auto ec = journal_->compact(live, journal_->end())) {
+      ctx_.log.error(
+          "TOPIC({}): CHANNEL({}) failed to compact the journal of its deferred "
+          "messages - {}",
+          topic_name_, name_, ec.message());
+      return;  // the side file stays: read again next time
+    }
   }
-  remove_deferred_file();
+  if (side_file) remove_deferred_file();
+}
+
+// mu_ held. --sync-publish: `ids` are deferred until `due`; the lines go
+// with `spill`, so a DPUB is acknowledged once its due time is on disk too.
+void Channel::journal_locked(std::span<const MessageId> ids, Clock::time_point due,
+                             DiskWrites& spill) {
+  if (!journal_ || ids.empty()) return;
+  const std::int64_t due_ms =
+      unix_ms_now() +
+      std::chrono::duration_cast<std::chrono::milliseconds>(due - Clock::now()).count();
+  std::vector<deferred_file::Entry> entries;
+  entries.reserve(ids.size());
+  for (const MessageId& id : ids) entries.push_back({id, due_ms});
+  spill.push_back(journal_->append(entries));
+  journal_lines_ += ids.size();
+  const std::size_t live = deferred_due_.size() + deferred_.size();
+  if (journal_compacting_ || journal_lines_ <= std::max<std::size_t>(kJournalMinLines, 4 * live)) {
+    return;
+  }
+  journal_compacting_ = true;
+  std::weak_ptr<Channel> weak = weak_from_this();
+  ctx_.disk_pool.submit([weak] {
+    if (auto self = weak.lock()) self->compact_journal();
+  });
+}
+
+// On the disk pool. Lines appended after the snapshot's mark are kept,
+// those before it are in the snapshot or no longer deferred. Shutting down
+// and removing the channel wait for it (journal_compacting_).
+void Channel::compact_journal() {
+  std::vector<deferred_file::Entry> live;
+  DeferredJournal::Mark mark;
+  {
+    std::lock_guard lock(mu_);
+    live = due_times_locked();
+    mark = journal_->end();
+  }
+  if (auto ec = journal_->compact(live, mark)) {
+    ctx_.log.error(
+        "TOPIC({}): CHANNEL({}) failed to compact the journal of its deferred messages "
+        "- {}",
+        topic_name_, name_, ec.message());
+  }
+  std::lock_guard lock(mu_);
+  journal_compacting_ = false;
+  journal_lines_ = live.size();
+  idle_cv_.notify_all();
 }
 
 void Channel::remove_deferred_file() {
@@ -162,6 +256,9 @@ std::error_code Channel::empty() {
     handed_off_ = 0;
   }
   std::error_code ec = backend_ ? backend_->empty() : std::error_code{};
+  if (journal_) {
+    if (auto journal_ec = journal_->queue()->empty(); journal_ec && !ec) ec = journal_ec;
+  }
   remove_deferred_file();
   {
     std::lock_guard lock(mu_);
@@ -175,8 +272,9 @@ std::error_code Channel::empty() {
 void Channel::remove() {
   std::vector<std::shared_ptr<Subscriber>> subs;
   {
-    std::lock_guard lock(mu_);
+    std::unique_lock lock(mu_);
     exiting_ = true;
+    idle_cv_.wait(lock, [&] { return !journal_compacting_; });
     for (auto& [id, slot] : clients_) {
       if (auto s = slot.subscriber.lock()) subs.push_back(std::move(s));
     }
@@ -193,6 +291,10 @@ void Channel::remove() {
     backend_->remove();
     remove_deferred_file();
   }
+  if (journal_) {
+    journal_->queue()->empty();
+    journal_->queue()->remove();
+  }
 }
 
 void Channel::close_for_shutdown() {
@@ -203,7 +305,8 @@ void Channel::close_for_shutdown() {
     exiting_ = true;
     // Records a refill already took from disk, and spills still landing,
     // must be accounted for before the snapshot.
-    idle_cv_.wait(lock, [&] { return !refill_running_ && pending_spills_ == 0; });
+    idle_cv_.wait(lock,
+                  [&] { return !refill_running_ && pending_spills_ == 0 && !journal_compacting_; });
     // Durable: a message read from disk is still there, uncommitted, and
     // comes back when the queue reopens; writing it again would double it.
     auto keep = [&](const QueuedMessage& m) {
@@ -217,18 +320,9 @@ void Channel::close_for_shutdown() {
     in_flight_.for_each([&](const MessageId&, InFlight& f) { keep(f.msg); });
     // Deferred ones go to disk too, as in Go; when each is due goes to the
     // side file (with what was read back from it and is still on disk).
-    const auto steady_now = Clock::now();
-    const std::int64_t unix_ms_now = unix_nanos() / 1'000'000;
-    auto unix_ms = [&](Clock::time_point due) {
-      return unix_ms_now +
-             std::chrono::duration_cast<std::chrono::milliseconds>(due - steady_now).count();
-    };
-    while (!deferred_.empty()) {
-      keep(deferred_.top().msg);
-      due_times.push_back({deferred_.top().msg.msg->id(), unix_ms(deferred_.top().due)});
-      deferred_.pop();
-    }
-    for (const auto& [id, due] : deferred_due_) due_times.push_back({id, unix_ms(due)});
+    due_times = due_times_locked();
+    for (const Deferred& d : heap_array(deferred_)) keep(d.msg);
+    deferred_ = {};
     from_disk_.clear();
     memory_.clear();
     in_flight_deadlines_.clear();
@@ -253,6 +347,14 @@ void Channel::close_for_shutdown() {
   if (auto ec = backend_->close()) {
     ctx_.log.error("TOPIC({}): CHANNEL({}) failed to close disk queue - {}", topic_name_, name_,
                    ec.message());
+  }
+  if (journal_) {
+    if (auto ec = journal_->queue()->close()) {
+      ctx_.log.error(
+          "TOPIC({}): CHANNEL({}) failed to close the journal of its deferred "
+          "messages - {}",
+          topic_name_, name_, ec.message());
+    }
   }
 }
 

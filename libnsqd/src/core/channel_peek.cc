@@ -7,6 +7,7 @@
 #include <queue>
 
 #include "core/channel.h"
+#include "core/heap_access.h"
 #include "core/peek.h"
 #include "nsq/base64.h"
 #include "nsq/json/writer.h"
@@ -23,15 +24,6 @@ PeekedMessage copy_of(const QueuedMessage& m) {
 std::int64_t unix_nanos_at(Clock::time_point when) {
   return unix_nanos() +
          std::chrono::duration_cast<std::chrono::nanoseconds>(when - Clock::now()).count();
-}
-
-// The underlying array of a std::priority_queue (a heap), read-only.
-template <class PQ>
-const typename PQ::container_type& heap_array(const PQ& pq) {
-  struct Access : PQ {
-    static const typename PQ::container_type& of(const PQ& q) { return q.*(&Access::c); }
-  };
-  return Access::of(pq);
 }
 
 }  // namespace

@@ -270,8 +270,14 @@ std::shared_ptr<Channel> Topic::get_or_create_channel(const std::string& name, b
   }
   // Opening the disk queue reads files: done without the lock.
   std::shared_ptr<diskqueue::DiskQueue> backend;
+  std::shared_ptr<diskqueue::DiskQueue> deferred_journal;
   if (!is_ephemeral(name)) backend = ctx_.open_backend(name_ + ":" + name);
-  auto fresh = std::make_shared<Channel>(name_, name, ctx_, std::move(backend));
+  // DeferredJournal: ':' is in no channel name, so no channel's queue.
+  if (backend && ctx_.options.sync_publish) {
+    deferred_journal = ctx_.open_backend(name_ + ":" + name + ":deferred");
+  }
+  auto fresh =
+      std::make_shared<Channel>(name_, name, ctx_, std::move(backend), std::move(deferred_journal));
   QueueSettings defaults;  // --default-max-attempts, --default-dead-letter-topic
   defaults.max_attempts = ctx_.options.default_max_attempts;
   defaults.dead_letter_topic = ctx_.options.default_dead_letter_topic;

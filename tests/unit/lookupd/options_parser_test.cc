@@ -7,6 +7,8 @@
 #include <filesystem>
 #include <fstream>
 
+#include "nsq/config/daemon_options.h"
+
 namespace nsq::lookupd {
 namespace {
 
@@ -60,7 +62,8 @@ TEST(LookupdOptions, VersionHelpAndErrors) {
   auto o = parse({"--version"});
   ASSERT_FALSE(o);
   EXPECT_EQ(o.error().exit_code, 0);
-  EXPECT_EQ(o.error().text, "nsqlookupd v1.3.0 (built w/gcc test)\n");
+  EXPECT_EQ(o.error().text, "nsqlookupd v1.3.0 (built w/gcc test, commit " +
+                                std::string(config::build_commit()) + ")\n");
   o = parse({"-h"});
   ASSERT_FALSE(o);
   EXPECT_EQ(o.error().exit_code, 0);

@@ -11,6 +11,7 @@
 
 #include <gtest/gtest.h>
 
+#include "nsq/config/daemon_options.h"
 #include "nsq/id_generator.h"
 
 namespace nsq::nsqd {
@@ -404,7 +405,8 @@ TEST(NsqdOptions, Version) {
   const ParseExit e = parse_exit({"--version", "--node-id=5000"});
   EXPECT_EQ(e.exit_code, 0);
   EXPECT_FALSE(e.to_stderr);
-  EXPECT_EQ(e.text, "nsqd v1.3.0 (built w/gcc 12)\n");
+  EXPECT_EQ(e.text,
+            "nsqd v1.3.0 (built w/gcc 12, commit " + std::string(config::build_commit()) + ")\n");
   EXPECT_EQ(parse_exit({"-version"}).exit_code, 0);
   // An unknown flag still wins, as the whole command line is parsed first.
   EXPECT_EQ(parse_exit({"--version", "--foo"}).exit_code, 2);
