@@ -17,8 +17,6 @@
 namespace nsq::integration {
 namespace {
 
-using DeferredRestartTest = HttpTest;
-
 int64_t unix_ms() {
   return std::chrono::duration_cast<std::chrono::milliseconds>(
              std::chrono::system_clock::now().time_since_epoch())
@@ -26,7 +24,7 @@ int64_t unix_ms() {
 }
 
 // The due times (Unix ms) /channel/peek shows for the deferred messages, by body.
-std::map<std::string, int64_t> deferred_due(HttpTest& t, Reply r) {
+std::map<std::string, int64_t> deferred_due(Reply r) {
   std::map<std::string, int64_t> out;
   if (!r || r->status != 200) return out;
   rapidjson::Document d;
@@ -36,43 +34,7 @@ std::map<std::string, int64_t> deferred_due(HttpTest& t, Reply r) {
     auto body = base64::decode(m["body"].GetString());
     out[body ? *body : "?"] = m["due"].GetInt64() / 1'000'000;
   }
-  (void)t;
   return out;
-}
-
-TEST_F(DeferredRestartTest, TenMinuteDpubAndReqKeepTheirTimeAcrossACleanRestart) {
-  start_http();
-  if (IsSkipped() || HasFatalFailure()) return;
-  auto c = consumer("t", "c", 1);
-  auto p = client();
-  p.pub("t", "requeued");
-  ASSERT_TRUE(got_response(p, "OK"));
-  auto m = read_message(c);
-  ASSERT_TRUE(m);
-  const int64_t req_due = unix_ms() + 600'000;
-  c.req(m->id, 600'000);
-  const int64_t dpub_due = unix_ms() + 600'000;
-  p.dpub("t", 600'000, "deferred");
-  ASSERT_TRUE(got_response(p, "OK"));
-  ASSERT_TRUE(stats_eventually([&] {
-    auto* ch = channel("t", "c");
-    return ch && int_of(*ch, "deferred_count") == 2;
-  }));
-  c.close();
-  p.close();
-  stop_clean();
-  EXPECT_NE(testutil::read_file(data_dir_.path() / "t:c.diskqueue.deferred.dat").find(' '),
-            std::string::npos);
-
-  start_http();
-  if (IsSkipped() || HasFatalFailure()) return;
-  auto again = consumer("t", "c", 10);
-  EXPECT_TRUE(got_nothing(again, 1000ms)) << "delivered before its time";
-  auto due = deferred_due(*this, get("/channel/peek?topic=t&channel=c&state=deferred"));
-  ASSERT_EQ(due.size(), 2u);
-  EXPECT_NEAR(static_cast<double>(due["requeued"]), static_cast<double>(req_due), 2000);
-  EXPECT_NEAR(static_cast<double>(due["deferred"]), static_cast<double>(dpub_due), 2000);
-  EXPECT_EQ(channel_stat("t", "c", "deferred_count"), 2);
 }
 
 // Lines of the channel's journal of due times (a disk queue of its own):
@@ -87,21 +49,68 @@ std::size_t journal_lines(const std::filesystem::path& dir) {
   return n;
 }
 
+class DeferredRestartTest : public HttpTest {
+ protected:
+  struct Due {
+    int64_t requeued = 0, deferred = 0;  // Unix ms
+  };
+
+  // "requeued" REQ'd for 10 minutes by a consumer of t/c, and "deferred"
+  // DPUB'd for 10 minutes.
+  Due requeue_and_defer() {
+    Due due;
+    auto c = consumer("t", "c", 1);
+    auto p = client();
+    p.pub("t", "requeued");
+    EXPECT_TRUE(got_response(p, "OK"));
+    auto m = read_message(c);
+    EXPECT_TRUE(m);
+    if (!m) return due;
+    due.requeued = unix_ms() + 600'000;
+    c.req(m->id, 600'000);
+    due.deferred = unix_ms() + 600'000;
+    p.dpub("t", 600'000, "deferred");
+    EXPECT_TRUE(got_response(p, "OK"));
+    return due;
+  }
+
+  // After the restart: neither is delivered, and both show their due time.
+  void expect_still_deferred(const Due& expected) {
+    auto again = consumer("t", "c", 10);
+    EXPECT_TRUE(got_nothing(again, 1000ms)) << "delivered before its time";
+    ASSERT_TRUE(stats_eventually([&] {
+      auto* ch = channel("t", "c");
+      return ch && int_of(*ch, "deferred_count") == 2;
+    }));
+    auto due = deferred_due(get("/channel/peek?topic=t&channel=c&state=deferred"));
+    ASSERT_EQ(due.size(), 2u);
+    EXPECT_NEAR(static_cast<double>(due["requeued"]), static_cast<double>(expected.requeued), 2000);
+    EXPECT_NEAR(static_cast<double>(due["deferred"]), static_cast<double>(expected.deferred), 2000);
+  }
+};
+
+TEST_F(DeferredRestartTest, TenMinuteDpubAndReqKeepTheirTimeAcrossACleanRestart) {
+  start_http();
+  if (IsSkipped() || HasFatalFailure()) return;
+  const Due due = requeue_and_defer();
+  ASSERT_TRUE(stats_eventually([&] {
+    auto* ch = channel("t", "c");
+    return ch && int_of(*ch, "deferred_count") == 2;
+  }));
+  stop_clean();
+  EXPECT_NE(testutil::read_file(data_dir_.path() / "t:c.diskqueue.deferred.dat").find(' '),
+            std::string::npos);
+  start_http();
+  if (IsSkipped() || HasFatalFailure()) return;
+  expect_still_deferred(due);
+}
+
 TEST_F(DeferredRestartTest, WithSyncPublishTenMinuteDpubAndReqKeepTheirTimeAcrossASigkill) {
   start_http({"--sync-publish"});
   if (IsSkipped() || HasFatalFailure()) return;
-  auto c = consumer("t", "c", 1);
-  auto p = client();
-  p.pub("t", "requeued");
-  ASSERT_TRUE(got_response(p, "OK"));
-  auto m = read_message(c);
-  ASSERT_TRUE(m);
-  const int64_t req_due = unix_ms() + 600'000;
-  c.req(m->id, 600'000);
-  const int64_t dpub_due = unix_ms() + 600'000;
-  p.dpub("t", 600'000, "deferred");
-  ASSERT_TRUE(got_response(p, "OK"));  // its due time is on disk with it
-  // A REQ has no answer: its line is awaited in the journal's files.
+  // The DPUB's OK came once its due time was on disk with it; a REQ has no
+  // answer: its line is awaited in the journal's files.
+  const Due due = requeue_and_defer();
   const auto deadline = std::chrono::steady_clock::now() + 5s;
   while (journal_lines(data_dir_.path()) < 2 && std::chrono::steady_clock::now() < deadline) {
     std::this_thread::sleep_for(10ms);  // polling files: nothing to wait on
@@ -111,19 +120,9 @@ TEST_F(DeferredRestartTest, WithSyncPublishTenMinuteDpubAndReqKeepTheirTimeAcros
   nsqd_.reset();
   EXPECT_FALSE(std::filesystem::exists(data_dir_.path() / "t:c.diskqueue.deferred.dat"))
       << "no clean shutdown wrote the side file";
-
   start_http({"--sync-publish"});
   if (IsSkipped() || HasFatalFailure()) return;
-  auto again = consumer("t", "c", 10);
-  EXPECT_TRUE(got_nothing(again, 1000ms)) << "delivered before its time";
-  ASSERT_TRUE(stats_eventually([&] {
-    auto* ch = channel("t", "c");
-    return ch && int_of(*ch, "deferred_count") == 2;
-  }));
-  auto due = deferred_due(*this, get("/channel/peek?topic=t&channel=c&state=deferred"));
-  ASSERT_EQ(due.size(), 2u);
-  EXPECT_NEAR(static_cast<double>(due["requeued"]), static_cast<double>(req_due), 2000);
-  EXPECT_NEAR(static_cast<double>(due["deferred"]), static_cast<double>(dpub_due), 2000);
+  expect_still_deferred(due);
 }
 
 TEST_F(DeferredRestartTest, DeliveredOnceDueAfterTheRestart) {
