@@ -31,7 +31,7 @@ set(CPACK_DEBIAN_PACKAGE_PRIORITY optional)
 set(CPACK_DEBIAN_PACKAGE_HOMEPAGE https://nsq.io)
 # The shared libraries the programs link (OpenSSL, snappy, spdlog, fmt,
 # Boost.Program_options, zlib), as dpkg-shlibdeps names their packages;
-# adduser for postinst.
+# adduser for postinst (deb-systemd-invoke comes with init-system-helpers, essential).
 set(CPACK_DEBIAN_PACKAGE_SHLIBDEPS ON)
 set(CPACK_DEBIAN_PACKAGE_DEPENDS adduser)
 set(CPACK_DEBIAN_PACKAGE_CONTROL_EXTRA
