@@ -127,6 +127,11 @@ class Channel : public std::enable_shared_from_this<Channel> {
   std::error_code empty();
   // Disconnects the clients and removes the disk queue's files.
   void remove();
+  // Due times kept over a restart name messages in the disk queue: reading
+  // them back now shows them deferred (in /stats and peek) before any
+  // consumer makes the channel read its queue (as far as one refill goes:
+  // behind a deep backlog they wait for it to drain).
+  void read_back_deferred();
   // Clean shutdown: memory, in-flight and deferred messages go to the disk
   // queue (deferred ones with their due times in a side file), which is then closed.
   void close_for_shutdown();

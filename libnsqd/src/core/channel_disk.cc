@@ -128,6 +128,11 @@ void Channel::compact_journal() {
   idle_cv_.notify_all();
 }
 
+void Channel::read_back_deferred() {
+  std::lock_guard lock(mu_);
+  if (!deferred_due_.empty()) start_refill_locked();
+}
+
 void Channel::remove_deferred_file() {
   if (!backend_) return;
   std::error_code ec;

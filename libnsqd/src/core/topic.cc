@@ -300,6 +300,7 @@ std::shared_ptr<Channel> Topic::get_or_create_channel(const std::string& name, b
     }
   }
   if (channel == fresh) {
+    fresh->read_back_deferred();
     if (!is_ephemeral(name) && ctx_.topology_changed) ctx_.topology_changed();
     if (ctx_.registration_changed) ctx_.registration_changed(true, name_, name);
   }
