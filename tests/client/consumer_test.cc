@@ -326,6 +326,35 @@ TEST_F(ConsumerTest, StopFinishesInFlightMessagesThenCloses) {
   EXPECT_FALSE(consumer.connect_to_nsqd(nsqd_.tcp_address()));
 }
 
+// Stopping while messages stream: nsqd may have sent more messages before it
+// read CLS; they arrive before its CLOSE_WAIT and must be answered too, so the
+// consumer may close only after CLOSE_WAIT, not as soon as what it has read is
+// answered. Several rounds, because the window is one round trip wide.
+TEST_F(ConsumerTest, StopMidStreamAnswersEveryMessageNsqdSent) {
+  publish("stream", numbered(6000));
+  for (int round = 0; round < 8; ++round) {
+    Config c = fast_config();
+    c.max_in_flight = 20;
+    std::atomic<int> handled{0};
+    Consumer consumer("stream", "ch", c);
+    // Stopped from the handler, with the stream at full speed.
+    consumer.set_handler(
+        [&](Message&) -> HandlerResult {
+          if (++handled == 100) consumer.stop();
+          return {};
+        },
+        1);
+    ASSERT_TRUE(consumer.connect_to_nsqd(nsqd_.tcp_address()));
+    ASSERT_TRUE(consumer.wait_for(kEventTimeout));
+    EXPECT_EQ(consumer.stats().messages_finished, static_cast<uint64_t>(handled.load()));
+    // Once nsqd has seen the connection close it has read every FIN.
+    ASSERT_TRUE(
+        nsqd_.eventually([&] { return nsqd_.channel_stat("stream", "ch", "client_count") == 0; }));
+    ASSERT_EQ(nsqd_.channel_stat("stream", "ch", "in_flight_count"), 0)
+        << "round " << round << ": messages left unanswered at stop";
+  }
+}
+
 TEST_F(ConsumerTest, DirectConnectionIsRetriedAfterNsqdRestarts) {
   Config c = fast_config();
   Seen seen;

@@ -201,6 +201,7 @@ void Consumer::Impl::on_response(Connection& connection, std::string_view data) 
   if (data == "CLOSE_WAIT") {
     logger_->info("[{}/{}] ({}) received CLOSE_WAIT from nsqd", topic_, channel_, conn->address);
     conn->closing = true;
+    conn->close_wait = true;
     maybe_close(*conn);
   }
 }
@@ -285,7 +286,7 @@ void Consumer::Impl::answer(Conn& conn, const MessageId& id, int attempts, Answe
 }
 
 void Consumer::Impl::maybe_close(Conn& conn) {
-  if (conn.closing && conn.in_flight.load() <= 0 && conn.connection)
+  if (conn.close_wait && conn.in_flight.load() <= 0 && conn.connection)
     conn.connection->close_when_flushed();
 }
 

@@ -41,6 +41,9 @@ class Consumer::Impl : public Connection::Delegate, public std::enable_shared_fr
     Clock::time_point last_rdy_change{};
     bool subscribed = false;  // SUB sent (the connection is ready)
     bool closing = false;     // CLS sent
+    // CLOSE_WAIT received: nsqd sends no message after it, so only now may
+    // the connection close once every message it delivered is answered.
+    bool close_wait = false;
 
     void on_finish(const Message& m) override {
       if (auto impl = owner.lock()) impl->post_answer(this, m, Answer::finish, {}, false);
