@@ -87,5 +87,44 @@ TEST_F(FaultLookupdTest, KilledAndRestartedUnderLoadNsqdServesAndReregisters) {
   EXPECT_TRUE(lookupd->stop());
 }
 
+// A topic created over HTTP asks lookupd for its channels before the request
+// is answered, as Go's GetTopic: with lookupd stalled (SIGSTOP) the create
+// waits for the query's timeout, and then a channel created and a message
+// published next are in that channel at once, not left in the topic until a
+// background query ends.
+TEST_F(FaultLookupdTest, StalledLookupdHttpCreateAnswersOnceTheTopicDelivers) {
+  NsqlookupdProcess lookupd;
+  ASSERT_EQ(lookupd.start({}), "");
+  start({"--lookupd-tcp-address=127.0.0.1:" + std::to_string(lookupd.tcp_port()),
+         "--http-client-request-timeout=1s"},
+        /*require_http=*/true);
+  publish("warm", "x");  // registered: nsqd knows lookupd's HTTP port
+  ASSERT_TRUE(eventually([&] { return registered(lookupd.http_port(), "warm", port()); }, 10000ms));
+
+  ASSERT_TRUE(lookupd.send_signal(SIGSTOP));
+  const auto before = std::chrono::steady_clock::now();
+  auto created = testutil::http_once(http_port(), "POST", "/topic/create?topic=orders");
+  const auto took = std::chrono::steady_clock::now() - before;
+  ASSERT_TRUE(created && created->status == 200);
+  EXPECT_GE(took, 900ms) << "the create waited for lookupd's answer (its timeout)";
+  auto channel =
+      testutil::http_once(http_port(), "POST", "/channel/create?topic=orders&channel=billing");
+  ASSERT_TRUE(channel && channel->status == 200);
+  auto pub = testutil::http_once(http_port(), "POST", "/pub?topic=orders", "m");
+  ASSERT_TRUE(pub && pub->status == 200);
+
+  auto stats = testutil::http_once(http_port(), "GET", "/stats?format=json&topic=orders");
+  ASSERT_TRUE(lookupd.send_signal(SIGCONT));
+  ASSERT_TRUE(stats && stats->status == 200);
+  rapidjson::Document d;
+  d.Parse(stats->body.c_str());
+  ASSERT_TRUE(d.IsObject() && d["topics"].IsArray() && d["topics"].Size() == 1) << stats->body;
+  const auto& topic = d["topics"][0];
+  EXPECT_EQ(topic["depth"].GetInt64(), 0) << stats->body;
+  ASSERT_EQ(topic["channels"].Size(), 1u) << stats->body;
+  EXPECT_EQ(topic["channels"][0]["depth"].GetInt64(), 1) << stats->body;
+  EXPECT_TRUE(lookupd.stop());
+}
+
 }  // namespace
 }  // namespace nsq::integration

@@ -143,7 +143,7 @@ std::shared_ptr<diskqueue::DiskQueue> Broker::open_backend(const std::string& qu
   return std::shared_ptr<diskqueue::DiskQueue>(std::move(*queue));
 }
 
-std::shared_ptr<Topic> Broker::get_or_create_topic(const std::string& name) {
+std::shared_ptr<Topic> Broker::get_or_create_topic(const std::string& name, ChannelQuery query) {
   // Every publish comes here: an existing topic costs one lookup, not a copy
   // of the hooks.
   if (auto topic = find_topic(name)) return topic;
@@ -176,11 +176,7 @@ std::shared_ptr<Topic> Broker::get_or_create_topic(const std::string& name) {
   }
   if (hooks.registration_changed) hooks.registration_changed(true, name, "");
   if (query_lookupd) {
-    // The HTTP queries may take seconds: never on the caller's (I/O) thread.
-    std::weak_ptr<Topic> weak = topic;
-    blocking_pool_->submit([weak, channels_of = hooks.channels_of, log = log_] {
-      auto t = weak.lock();
-      if (!t) return;
+    auto start = [channels_of = hooks.channels_of](const std::shared_ptr<Topic>& t) {
       if (auto names = channels_of(t->name())) {
         for (const auto& c : *names) {
           if (is_ephemeral(c) || !is_valid_channel_name(c)) continue;
@@ -188,7 +184,16 @@ std::shared_ptr<Topic> Broker::get_or_create_topic(const std::string& name) {
         }
       }
       t->start();
-    });
+    };
+    if (query == ChannelQuery::on_this_thread) {
+      start(topic);
+    } else {
+      // The HTTP queries may take seconds: never on the caller's (I/O) thread.
+      std::weak_ptr<Topic> weak = topic;
+      blocking_pool_->submit([weak, start] {
+        if (auto t = weak.lock()) start(t);
+      });
+    }
   }
   return topic;
 }

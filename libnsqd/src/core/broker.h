@@ -56,8 +56,15 @@ class Broker {
   // Writes nsqd.dat now (atomically).
   std::error_code save_metadata();
 
+  // Where a new topic asks lookupd for its channels before it delivers:
+  // in the background (callers on an I/O thread: messages published
+  // meanwhile wait in the topic), or on the calling thread before returning,
+  // as Go's GetTopic (HTTP handlers, which run on the blocking pool: what
+  // the request publishes then reaches every channel before it is answered).
+  enum class ChannelQuery { in_background, on_this_thread };
   // Creates the topic if needed; nullptr while shutting down.
-  std::shared_ptr<Topic> get_or_create_topic(const std::string& name);
+  std::shared_ptr<Topic> get_or_create_topic(const std::string& name,
+                                             ChannelQuery query = ChannelQuery::in_background);
   std::shared_ptr<Topic> find_topic(const std::string& name) const;
   std::vector<std::shared_ptr<Topic>> topics() const;
   bool delete_topic(const std::string& name);

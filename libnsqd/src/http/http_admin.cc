@@ -54,7 +54,9 @@ void HttpApi::do_topic(const std::string& action, const Request& req, const Repl
       reply(v1_error(503, "DRAINING"));
       return;
     }
-    reply(broker_.get_or_create_topic(*name) ? ok_text() : v1_error(503, "EXITING"));
+    reply(broker_.get_or_create_topic(*name, Broker::ChannelQuery::on_this_thread)
+              ? ok_text()
+              : v1_error(503, "EXITING"));
     return;
   }
   if (action == "delete") {

@@ -39,7 +39,7 @@ void HttpApi::publish(const std::string& topic_name, std::vector<std::string_vie
     reply(v1_error(503, "DRAINING"));
     return;
   }
-  auto topic = broker_.get_or_create_topic(topic_name);
+  auto topic = broker_.get_or_create_topic(topic_name, Broker::ChannelQuery::on_this_thread);
   if (!topic) {
     reply(v1_error(503, "EXITING"));
     return;
@@ -124,7 +124,7 @@ std::optional<std::string> HttpApi::publish_topic(const Request& req, const Repl
     reply(v1_error(503, "DRAINING"));
     return std::nullopt;
   }
-  if (!broker_.get_or_create_topic(*topic)) {
+  if (!broker_.get_or_create_topic(*topic, Broker::ChannelQuery::on_this_thread)) {
     reply(v1_error(503, "EXITING"));
     return std::nullopt;
   }
