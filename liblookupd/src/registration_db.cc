@@ -111,6 +111,18 @@ std::vector<Registration> RegistrationDb::lookup_registrations(std::string_view 
   return out;
 }
 
+std::vector<Registration> RegistrationDb::remove_peer(std::string_view peer_id) {
+  std::lock_guard lock(mu_);
+  std::vector<Registration> out;
+  for (auto& [r, producers] : registrations_) {
+    if (auto p = producers.find(peer_id); p != producers.end()) {
+      producers.erase(p);
+      out.push_back(r);
+    }
+  }
+  return out;
+}
+
 Time RegistrationDb::touch(Peer& peer, Time now) {
   std::lock_guard lock(mu_);
   return std::exchange(peer.last_update_, now);

@@ -87,7 +87,7 @@ struct RemoveResult {
 
 // Thread-safe: every member takes mutex_, which guards the whole map and the
 // peers' last-update times; nothing is held across calls, so a sequence of
-// calls is not atomic (as in Go nsqlookupd).
+// calls is not atomic (as in Go nsqlookupd); remove_peer is one call.
 class RegistrationDb {
  public:
   // Adds the key with no producers if it is missing. True if it was added.
@@ -98,6 +98,10 @@ class RegistrationDb {
   // there: its entry, tombstone included, is kept.
   bool add_producer(const Registration& r, std::shared_ptr<Peer> peer);
   RemoveResult remove_producer(const Registration& r, std::string_view peer_id);
+  // Removes the peer from every key at once (its connection closed), so no
+  // query sees it gone from /nodes but still a producer of a topic. Returns
+  // the keys it was in, sorted. (Go removes them one call at a time.)
+  std::vector<Registration> remove_peer(std::string_view peer_id);
 
   // Keys matching (category, key, subkey) with "*" wildcards, sorted.
   std::vector<Registration> find_registrations(std::string_view category, std::string_view key,

@@ -301,10 +301,8 @@ void V1Session::on_close() {
   cleaned_up_ = true;
   state_ = State::closed;
   if (!peer_) return;
-  for (const Registration& r : db_.lookup_registrations(peer_->info().id)) {
-    if (db_.remove_producer(r, peer_->info().id).removed) {
-      log_db("UNREGISTER", r.category, r.key, r.subkey);
-    }
+  for (const Registration& r : db_.remove_peer(peer_->info().id)) {
+    log_db("UNREGISTER", r.category, r.key, r.subkey);
   }
 }
 

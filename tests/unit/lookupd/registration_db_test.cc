@@ -142,5 +142,22 @@ TEST(RegistrationDb, SnapshotAndRemoveRegistration) {
   EXPECT_TRUE(db.lookup_registrations("a:1").empty());
 }
 
+TEST(RegistrationDb, RemovePeerLeavesEveryKeyAndKeepsTheKeys) {
+  RegistrationDb db;
+  auto a = make_peer("a:1");
+  auto b = make_peer("b:1");
+  db.add_producer(topic_key("t"), a);
+  db.add_producer(topic_key("t"), b);
+  db.add_producer(topic_key("u"), a);
+  db.add_producer(Registration{"client", "", ""}, a);
+  auto removed = db.remove_peer("a:1");
+  EXPECT_EQ(removed, (std::vector<Registration>{Registration{"client", "", ""}, topic_key("t"),
+                                                topic_key("u")}));
+  EXPECT_TRUE(db.lookup_registrations("a:1").empty());
+  EXPECT_EQ(db.lookup_registrations("b:1"), std::vector<Registration>{topic_key("t")});
+  EXPECT_EQ(db.find_registrations("topic", "u", "").size(), 1u) << "keys stay, as Go's";
+  EXPECT_TRUE(db.remove_peer("a:1").empty());
+}
+
 }  // namespace
 }  // namespace nsq::lookupd
